@@ -7,4 +7,29 @@ the true error rate of the deterministic majority vote that ``predict`` uses.
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+from skpacbayes.classifiers import (  # noqa: E402
+    BinomialBoundClassifier,
+    CBoundClassifier,
+    Certificate,
+    FirstOrderBoundClassifier,
+    MajorityVoteClassifier,
+    MarginBoundClassifier,
+    OccamBoundClassifier,
+    PartitionBoundClassifier,
+    SecondOrderBoundClassifier,
+    VCDimBoundClassifier,
+)
+
+__all__ = [
+    "BinomialBoundClassifier",
+    "CBoundClassifier",
+    "Certificate",
+    "FirstOrderBoundClassifier",
+    "MajorityVoteClassifier",
+    "MarginBoundClassifier",
+    "OccamBoundClassifier",
+    "PartitionBoundClassifier",
+    "SecondOrderBoundClassifier",
+    "VCDimBoundClassifier",
+    "__version__",
+]

@@ -1,0 +1,416 @@
+"""Fit-time engine: torch training of the posterior(s) and the float64 certificate.
+
+Imported lazily by :mod:`skpacbayes.classifiers` inside ``fit``: a fitted
+estimator predicts with NumPy only (except the Gaussian mixture's Bayes
+classifier on split voters, see :func:`mixture_win_probabilities`).
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from skpacbayes._training import resolve_device, train
+from skpacbayes.classifiers import _STAT_SLACK, Certificate, weighted_vote_scores
+
+_R_CHUNK = 16384
+_KL_SLACK = 1e-12
+
+
+def make_posterior(name, n_voters, n_classes):
+    """Instantiate the posterior family ``name`` with its default prior."""
+    from skpacbayes.posteriors import Categorical, Dirichlet, Gaussian
+
+    family = {"categorical": Categorical, "dirichlet": Dirichlet, "gaussian": Gaussian}[name]
+    return family(n_voters, n_classes)
+
+
+@dataclass
+class FitResult:
+    natural: list
+    mixture_weights: np.ndarray
+    vote_weights: np.ndarray
+    deployed: str
+    history: list
+    n_iter: int
+    certificate: Certificate
+
+
+class _Problem:
+    """Votes, labels and posteriors of each half, on one device and dtype."""
+
+    def __init__(self, estimator, votes, y_idx, groups, device, dtype):
+        self.estimator = estimator
+        self.n_classes = estimator.n_classes_
+        self.n_samples = votes.shape[0]
+        self.device = device
+        self.dtype = dtype
+        self.posteriors = []
+        self.votes = []
+        self.labels = []
+        self.rows = []  # position in the full sample -> row of the half (-1: not used)
+        for g in groups:
+            post = make_posterior(estimator.posterior, len(g.voters), self.n_classes)
+            self.posteriors.append(post)
+            self.votes.append(torch.from_numpy(np.ascontiguousarray(votes[np.ix_(g.samples, g.voters)])).to(device))
+            self.labels.append(torch.from_numpy(y_idx[g.samples].astype(np.int64)).to(device))
+            rows = np.full(self.n_samples, -1, dtype=np.int64)
+            rows[g.samples] = np.arange(g.samples.size)
+            self.rows.append(torch.from_numpy(rows).to(device))
+        self.m = [int(g.samples.size) for g in groups]
+        self.n_groups = len(groups)
+
+    def losses(self, g, nat, rows=None):
+        """Stochastic losses of half ``g`` (all its rows, in chunks, or ``rows``)."""
+        post, votes, labels = self.posteriors[g], self.votes[g], self.labels[g]
+        if rows is not None:
+            return post.stochastic_loss(nat, votes[rows], labels[rows])
+        parts = [
+            post.stochastic_loss(nat, votes[s : s + _R_CHUNK], labels[s : s + _R_CHUNK])
+            for s in range(0, votes.shape[0], _R_CHUNK)
+        ]
+        return torch.cat(parts)
+
+
+def _mixture(alpha_raw, fixed, n_groups, dtype, device):
+    if n_groups == 1:
+        return torch.ones(1, dtype=dtype, device=device)
+    if fixed is not None:
+        a = torch.tensor(fixed, dtype=dtype, device=device)
+    else:
+        a = torch.sigmoid(alpha_raw)
+    return torch.stack([a, 1 - a])
+
+
+def _stack_stats(per_group):
+    keys = per_group[0].keys()
+    return {k: torch.stack([s[k] for s in per_group]) for k in keys}
+
+
+def fit_posteriors(estimator, votes, y_idx, groups, seed):
+    """Train, optionally tighten, and certify. Returns a :class:`FitResult`."""
+    cert_problem = _Problem(estimator, votes, y_idx, groups, torch.device("cpu"), torch.float64)
+    if estimator._bound_name == "Occam":
+        natural, mixture = _select_single_voter(estimator, cert_problem)
+        history, n_iter = [], 0
+    else:
+        natural, mixture, history, n_iter = _train_posteriors(estimator, votes, y_idx, groups, seed)
+    if estimator._bound_name == "Partition" and getattr(estimator, "tighten", False):
+        from skpacbayes._tightening import tighten_partition
+
+        natural, mixture = tighten_partition(estimator, cert_problem, groups, natural, mixture)
+
+    certificate, natural, vote_weights, deployed = _certify(
+        estimator, cert_problem, natural, mixture, votes, y_idx, groups
+    )
+    return FitResult(
+        natural=natural,
+        mixture_weights=mixture,
+        vote_weights=vote_weights,
+        deployed=deployed,
+        history=history,
+        n_iter=n_iter,
+        certificate=certificate,
+    )
+
+
+def _select_single_voter(estimator, problem):
+    """Occam: the voter with the smallest Seeger bound, KL = ln(n_half), delta / h per half."""
+    from skpacbayes.bounds import kl_inv_upper, seeger_epsilon
+
+    h = problem.n_groups
+    best = (np.inf, 0, 0)
+    for g in range(h):
+        errors = (problem.votes[g] != problem.labels[g][:, None]).double().mean(dim=0).numpy()
+        n_g = errors.size
+        eps = seeger_epsilon(np.log(n_g), problem.m[g], float(estimator.delta) / h)
+        values = np.asarray(kl_inv_upper(np.clip(errors + _STAT_SLACK, 0, 1), eps))
+        i = int(np.argmin(values))
+        if values[i] < best[0]:
+            best = (values[i], g, i)
+    _, g_best, i_best = best
+    natural = []
+    for g in range(h):
+        n_g = problem.votes[g].shape[1]
+        p = np.zeros(n_g) if g == g_best else np.full(n_g, 1.0 / n_g)
+        if g == g_best:
+            p[i_best] = 1.0
+        natural.append(p)
+    mixture = np.array([1.0]) if h == 1 else np.eye(h)[g_best]
+    return natural, mixture
+
+
+def _train_posteriors(estimator, votes, y_idx, groups, seed):
+    """Minimise the estimator's objective with Adam; float64 natural parameters back."""
+    device = resolve_device(estimator.device)
+    generator = torch.Generator(device="cpu").manual_seed(seed)
+    problem = _Problem(estimator, votes, y_idx, groups, device, torch.float32)
+    h = problem.n_groups
+    fixed_alpha = estimator._fixed_mixture_weight()
+
+    raws = [
+        post.init_raw(generator=generator, dtype=torch.float32, device=device)
+        for post in problem.posteriors
+    ]
+    alpha_raw = torch.zeros((), dtype=torch.float32, device=device, requires_grad=True)
+    params = raws + ([alpha_raw] if h > 1 and fixed_alpha is None else [])
+    delta = float(estimator.delta)
+    mean = torch.mean
+
+    def objective(raw_list, rows_list):
+        nats = [post.natural(raw) for post, raw in zip(problem.posteriors, raw_list, strict=True)]
+        weights = _mixture(alpha_raw, fixed_alpha, h, torch.float32, device)
+        if estimator._bound_name == "VC":
+            return _vote_cross_entropy(problem, nats, rows_list)
+        stats = []
+        for g in range(h):
+            r = problem.losses(g, nats[g], rows_list[g])
+            stats.append(estimator._statistics(r, r, mean))
+        kl = torch.stack([post.kl(nat) for post, nat in zip(problem.posteriors, nats, strict=True)])
+        return estimator._training_objective(_stack_stats(stats), kl, problem.m, weights, delta)
+
+    def batch_objective(index):
+        index = index.to(device)
+        rows_list = []
+        for g in range(h):
+            rows = problem.rows[g][index]
+            rows = rows[rows >= 0]
+            if rows.numel() == 0:
+                return torch.zeros((), device=device)
+            rows_list.append(rows)
+        return objective(raws, rows_list)
+
+    def full_objective():
+        with torch.no_grad():
+            return float(objective(raws, [None] * h))
+
+    result = train(
+        params,
+        batch_objective,
+        full_objective,
+        problem.n_samples,
+        max_epochs=estimator.max_epochs,
+        batch_size=estimator.batch_size,
+        learning_rate=estimator.learning_rate,
+        early_stopping_patience=estimator.early_stopping_patience,
+        generator=generator,
+        verbose=estimator.verbose,
+    )
+    best = result.params
+    with torch.no_grad():
+        nats = [
+            post.natural(raw.detach().to("cpu", torch.float64))
+            for post, raw in zip(problem.posteriors, best[:h], strict=True)
+        ]
+        if h > 1 and fixed_alpha is None:
+            alpha = float(torch.sigmoid(best[h].double()))
+        else:
+            alpha = 0.5 if fixed_alpha is None else fixed_alpha
+    natural = [nat.numpy().copy() for nat in nats]
+    mixture = np.array([1.0]) if h == 1 else np.array([alpha, 1.0 - alpha])
+    return natural, mixture, result.history, result.n_iter
+
+
+def _vote_cross_entropy(problem, nats, rows_list):
+    """Cross-entropy of the weighted vote (training objective of the VC baseline)."""
+    total = 0.0
+    for g in range(problem.n_groups):
+        votes = problem.votes[g] if rows_list[g] is None else problem.votes[g][rows_list[g]]
+        labels = problem.labels[g] if rows_list[g] is None else problem.labels[g][rows_list[g]]
+        w = problem.posteriors[g].vote_weights(nats[g])
+        w = w / w.abs().sum().clamp_min(1e-12)
+        scores = torch.zeros(votes.shape[0], problem.n_classes, dtype=w.dtype, device=w.device)
+        scores.scatter_add_(1, votes.long(), w.expand(votes.shape[0], -1))
+        total = total + torch.nn.functional.cross_entropy(20.0 * scores, labels)
+    return total
+
+
+# ---------------------------------------------------------------------- #
+# Deployed classifier and certificate (float64, CPU)
+# ---------------------------------------------------------------------- #
+def deployed_classifier(estimator, problem, natural, mixture, groups):
+    """Weights over all voters of the vote ``predict`` uses, and its kind."""
+    n_voters = sum(g.voters.size for g in groups)
+    weights = np.zeros(n_voters)
+    family = estimator.posterior
+    if len(groups) > 1 and family == "gaussian":
+        for g, nat in zip(groups, natural, strict=True):
+            weights[g.voters] = nat
+        return weights, "mixture_bayes"
+    for g, post, nat, a in zip(groups, problem.posteriors, natural, mixture, strict=True):
+        w = post.vote_weights(torch.from_numpy(nat)).numpy()
+        weights[g.voters] = a * w if len(groups) > 1 else w
+    return weights, "weighted_vote"
+
+
+def _certify(estimator, problem, natural, mixture, votes, y_idx, groups):
+    """Recompute the bound from scratch in float64 for the final posterior."""
+    h = problem.n_groups
+    nats = [torch.from_numpy(np.asarray(nat, dtype=np.float64)) for nat in natural]
+    vote_weights, deployed = deployed_classifier(estimator, problem, natural, mixture, groups)
+    # the deployed classifier's errors on the examples each half uses
+    if deployed == "mixture_bayes":
+        scores = _mixture_scores(problem.posteriors, natural, mixture, groups, votes)
+    else:
+        scores = weighted_vote_scores(votes, vote_weights, problem.n_classes)
+    wrong = ~_strict_argmax_is(scores, y_idx)
+    used = np.unique(np.concatenate([g.samples for g in groups]))
+    train_error = float(wrong[used].mean())
+
+    kl = np.array([float(post.kl(nat)) for post, nat in zip(problem.posteriors, nats, strict=True)])
+    kl = kl * (1 + _KL_SLACK) + _KL_SLACK
+    stats = []
+    with torch.no_grad():
+        for g in range(h):
+            r = problem.losses(g, nats[g])
+            tol = problem.posteriors[g].loss_tolerance
+            r_lo = torch.clamp(r - tol, 0.0, 1.0).numpy()
+            r_hi = torch.clamp(r + tol, 0.0, 1.0).numpy()
+            stats.append(estimator._statistics(r_lo, r_hi, np.mean))
+    statistics = {}
+    for key in stats[0]:
+        values = np.array([float(s[key]) for s in stats])
+        if key == "disagreement":
+            values = np.clip(values - _STAT_SLACK, 0.0, 1.0)
+        else:
+            values = np.clip(values + _STAT_SLACK, 0.0, 1.0)
+        statistics[key] = values
+    delta = float(estimator.delta)
+    m = list(problem.m)
+    weights = np.asarray(mixture, dtype=np.float64)
+    name = estimator._bound_name
+    gibbs_bound = b_tilde = c_tilde = None
+    details = {}
+
+    from skpacbayes import bounds
+
+    if name == "Partition":
+        b_tilde, c_tilde = partition_terms(estimator.posterior, natural, mixture, vote_weights, groups)
+        gibbs_bound = float(bounds.pac_bayes_upper(statistics["gibbs"], kl, m, delta, weights=weights))
+        value = float(
+            bounds.partition_bound(statistics["gibbs"], kl, m, delta, b_tilde, c_tilde, weights=weights)
+        )
+    elif name == "VC":
+        g = groups[0]
+        train_error = float(wrong[g.samples].mean())
+        details = {"n_voters": int(g.voters.size)}
+        value = float(bounds.vc_bound(train_error, g.voters.size, g.samples.size, delta))
+    elif name == "Margin":
+        value, natural, details = _margin_certificate(estimator, problem, natural, y_idx, groups)
+        kl = np.array([float(problem.posteriors[0].kl(torch.from_numpy(natural[0])))])
+        kl = kl * (1 + _KL_SLACK) + _KL_SLACK
+    else:
+        if "gibbs" in statistics:
+            gibbs_bound = float(bounds.pac_bayes_upper(statistics["gibbs"], kl, m, delta, weights=weights))
+        value = float(estimator._bound_value(statistics, kl, m, weights, delta))
+    if not (0.0 <= value <= 1.0) or math.isnan(value):
+        raise RuntimeError(f"Internal error: certified bound {value!r} outside [0, 1].")
+    certificate = Certificate(
+        bound=name,
+        posterior=estimator.posterior,
+        value=value,
+        delta=delta,
+        m=tuple(m),
+        kl=tuple(float(k) for k in kl),
+        mixture_weights=tuple(float(a) for a in weights),
+        statistics={k: tuple(float(x) for x in v) for k, v in statistics.items()},
+        gibbs_bound=gibbs_bound,
+        b_tilde=None if b_tilde is None else float(b_tilde),
+        c_tilde=None if c_tilde is None else float(c_tilde),
+        train_error=train_error,
+        n_voters=int(votes.shape[1]),
+        details=details,
+    )
+    return certificate, natural, vote_weights, deployed
+
+
+def partition_terms(family, natural, mixture, vote_weights, groups, bits=24):
+    """Certified (b~, c~) of the deployed vote (SPEC 3.6, 4.3, 4.4)."""
+    from skpacbayes import partition
+
+    if family == "categorical":
+        # the deployed (joint, on split voters) weight vector, exactly as predict uses it
+        return partition.categorical_partition_terms(vote_weights, bits=bits)
+    if family == "dirichlet":
+        if len(natural) == 1:
+            return partition.dirichlet_partition_terms(natural[0], bits=bits)
+        c = partition.dirichlet_split_c_tilde(natural[0], natural[1], float(mixture[0]), bits=bits)
+        return 0.0, c
+    if family == "gaussian" and len(natural) == 1:
+        return partition.gaussian_partition_terms(natural[0], natural[0].size, bits=bits)
+    raise ValueError(f"No partition bound for posterior {family!r} here.")
+
+
+def _strict_argmax_is(scores, y_idx):
+    """True where the true class has a STRICT maximum score (ties are errors)."""
+    true = scores[np.arange(scores.shape[0]), y_idx]
+    others = scores.copy()
+    others[np.arange(scores.shape[0]), y_idx] = -np.inf
+    return true > others.max(axis=1)
+
+
+def _mixture_scores(posteriors, natural, mixture, groups, votes):
+    total = None
+    with torch.no_grad():
+        for post, nat, a, g in zip(posteriors, natural, mixture, groups, strict=True):
+            v = torch.from_numpy(np.ascontiguousarray(votes[:, g.voters]))
+            parts = [
+                post.win_probabilities(torch.from_numpy(nat), v[s : s + _R_CHUNK])
+                for s in range(0, v.shape[0], _R_CHUNK)
+            ]
+            p = a * torch.cat(parts).numpy()
+            total = p if total is None else total + p
+    return total
+
+
+def mixture_win_probabilities(estimator, votes):
+    """Mixture's win probabilities P_Q(y wins) of a Gaussian posterior on split voters.
+
+    Used by ``predict`` of split Gaussian estimators (the deployed classifier is
+    the mixture's Bayes classifier, SPEC 3.6).
+    """
+    groups = [_Group(v, s) for v, s in estimator.groups_]
+    posteriors = [
+        make_posterior(estimator.posterior, g.voters.size, estimator.n_classes_) for g in groups
+    ]
+    return _mixture_scores(
+        posteriors, estimator.posterior_params_, estimator.mixture_weights_, groups, votes
+    )
+
+
+class _Group:
+    def __init__(self, voters, samples):
+        self.voters = voters
+        self.samples = samples
+
+
+def _margin_certificate(estimator, problem, natural, y_idx, groups):
+    """Biggs et al. (2022) margin bound: fixed gamma grid (delta split), free K."""
+    from skpacbayes import bounds
+
+    post = problem.posteriors[0]
+    alpha = np.asarray(natural[0], dtype=np.float64)
+    theta = alpha / alpha.sum()
+    votes = problem.votes[0].numpy()
+    labels = problem.labels[0].numpy()
+    errors = votes != labels[:, None]
+    margins = 1.0 - 2.0 * (errors @ theta)  # y theta.f(x) for +-1 voters
+    m = problem.m[0]
+    gammas = np.logspace(-3, 0, estimator.n_margins)
+    delta_gamma = float(estimator.delta) / gammas.size
+    concentrations = np.logspace(0, 7, 57)
+    best = (1.0, None, None)
+    for gamma in gammas:
+        margin_error = float(np.mean(margins <= gamma)) + _STAT_SLACK
+        for k in concentrations:
+            kl = float(post.kl(torch.from_numpy(k * theta))) * (1 + _KL_SLACK) + _KL_SLACK
+            value = float(
+                bounds.margin_bound(min(margin_error, 1.0), float(gamma), float(k), kl, m, delta_gamma)
+            )
+            if value < best[0]:
+                best = (value, float(gamma), float(k))
+    value, gamma, k = best
+    if gamma is None:  # vacuous everywhere: report 1 for the trained posterior
+        return 1.0, natural, {"gamma": None, "concentration": None}
+    return value, [k * theta], {"gamma": gamma, "concentration": k, "n_margins": gammas.size}

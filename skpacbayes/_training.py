@@ -1,0 +1,158 @@
+"""The torch optimisation loop shared by every estimator (SPEC 5).
+
+The loop minimises a differentiable objective over mini-batches with Adam,
+lowers the learning rate on plateaus (``ReduceLROnPlateau``), stops early and
+keeps the parameters of the best epoch, where "best" is the objective
+evaluated on the FULL training sample at the end of the epoch. Nothing here
+knows about bounds or posteriors: the caller provides two closures.
+
+torch is imported lazily by the estimators, so importing this module is the
+moment torch is loaded.
+"""
+
+from dataclasses import dataclass, field
+
+import torch
+
+__all__ = ["TrainingResult", "resolve_device", "train"]
+
+
+@dataclass
+class TrainingResult:
+    """What :func:`train` returns.
+
+    Attributes
+    ----------
+    params : list of torch.Tensor
+        Detached copies of the parameters of the best epoch.
+    history : list of float
+        Full-sample objective after each epoch (the first entry is the
+        objective at initialisation).
+    n_iter : int
+        Number of epochs run.
+    best_epoch : int
+        Epoch whose parameters were kept (0 = initialisation).
+    """
+
+    params: list
+    history: list = field(default_factory=list)
+    n_iter: int = 0
+    best_epoch: int = 0
+
+
+def resolve_device(device):
+    """Turn the estimator's ``device`` string into a usable ``torch.device``.
+
+    Parameters
+    ----------
+    device : str
+        ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``...
+
+    Returns
+    -------
+    torch.device
+
+    Raises
+    ------
+    ValueError
+        If the string is not a torch device or the device is not available.
+    """
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"device={device!r} is not a valid torch device string.") from exc
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r} was requested but CUDA is not available.")
+    if dev.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"device={device!r} was requested but MPS is not available.")
+    return dev
+
+
+def train(
+    params,
+    batch_objective,
+    full_objective,
+    n_samples,
+    *,
+    max_epochs=100,
+    batch_size=1024,
+    learning_rate=0.1,
+    lr_patience=2,
+    early_stopping_patience=25,
+    generator=None,
+    verbose=0,
+    log_every=10,
+    logger=print,
+):
+    """Minimise an objective with Adam over shuffled mini-batches.
+
+    Parameters
+    ----------
+    params : list of torch.Tensor
+        Leaf tensors with ``requires_grad=True``; updated in place.
+    batch_objective : callable
+        ``batch_objective(index)`` with ``index`` a 1-D ``torch.long`` tensor
+        of sample positions returns a scalar tensor to minimise.
+    full_objective : callable
+        ``full_objective()`` returns the objective on the full sample as a
+        float (evaluated without gradients); used for the learning-rate
+        schedule, early stopping and the best-epoch checkpoint.
+    n_samples : int
+        Number of training samples (positions ``0 .. n_samples - 1``).
+    max_epochs, batch_size, learning_rate : int, int, float
+        Adam settings (SPEC 5: 100, 1024, 0.1).
+    lr_patience : int
+        Epochs without improvement before the learning rate is divided by 10.
+    early_stopping_patience : int
+        Epochs without improvement of the full objective before stopping.
+    generator : torch.Generator, optional
+        CPU generator used to shuffle; never the global RNG.
+    verbose : int
+        Print one line every ``log_every`` epochs when > 0.
+    log_every : int
+        Epoch block size for progress lines.
+    logger : callable
+        Where progress lines go.
+
+    Returns
+    -------
+    TrainingResult
+    """
+    optimizer = torch.optim.Adam(params, lr=learning_rate)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
+        optimizer, mode="min", factor=0.1, patience=lr_patience
+    )
+
+    def snapshot():
+        return [p.detach().clone() for p in params]
+
+    best_value = float(full_objective())
+    result = TrainingResult(params=snapshot(), history=[best_value])
+    stale = 0
+    for epoch in range(1, max_epochs + 1):
+        order = torch.randperm(n_samples, generator=generator)
+        for start in range(0, n_samples, batch_size):
+            index = order[start : start + batch_size]
+            optimizer.zero_grad(set_to_none=True)
+            loss = batch_objective(index)
+            if not loss.requires_grad:  # constant objective: nothing to learn
+                continue
+            loss.backward()
+            optimizer.step()
+        value = float(full_objective())
+        result.history.append(value)
+        result.n_iter = epoch
+        scheduler.step(value)
+        if value < best_value - 1e-12:
+            best_value, stale = value, 0
+            result.params, result.best_epoch = snapshot(), epoch
+        else:
+            stale += 1
+        if verbose and (epoch % log_every == 0 or epoch == 1):
+            logger(
+                f"epoch {epoch:4d}  objective {value:.6f}  best {best_value:.6f}  "
+                f"lr {optimizer.param_groups[0]['lr']:.2e}"
+            )
+        if stale >= early_stopping_patience:
+            break
+    return result

@@ -1,0 +1,378 @@
+"""The comparison benchmark behind ``skpacbayes compare``.
+
+For each seed: a stratified 80/20 split, the voters of the reference
+protocol fitted once (stumps for binary tasks, a 200-tree split forest for
+multi-class tasks) and shared by every method, every valid (bound, posterior)
+pair trained and certified, and the test error of the certified classifier.
+A "best of families" row per method reports the tightest family after
+re-certifying every family at ``delta / K`` (union bound over the K valid
+families), so that row is itself a certificate.
+"""
+
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.frozen import FrozenEstimator
+from sklearn.model_selection import train_test_split
+
+from skpacbayes import _reference
+from skpacbayes.classifiers import (
+    BinomialBoundClassifier,
+    CBoundClassifier,
+    FirstOrderBoundClassifier,
+    OccamBoundClassifier,
+    PartitionBoundClassifier,
+    SecondOrderBoundClassifier,
+    VCDimBoundClassifier,
+)
+from skpacbayes.datasets import load_dataset
+
+__all__ = ["METHODS", "CompareResult", "compare", "format_table"]
+
+#: method name (column of the reference table) -> estimator class
+METHODS = {
+    "FO": FirstOrderBoundClassifier,
+    "SO": SecondOrderBoundClassifier,
+    "Bin": BinomialBoundClassifier,
+    "CBnd": CBoundClassifier,
+    "VC": VCDimBoundClassifier,
+    "Part": PartitionBoundClassifier,
+    "Occam": OccamBoundClassifier,
+}
+FAMILIES = ("categorical", "dirichlet", "gaussian")
+
+
+@dataclass
+class CompareResult:
+    """Rows of a comparison run and its settings.
+
+    Attributes
+    ----------
+    dataset : str
+    rows : list of dict
+        One row per (seed, method, posterior), plus rows with
+        ``posterior="best"`` for the delta-split best of families. Keys:
+        dataset, seed, method, posterior, bound, test_error, train_error,
+        fit_time, n_iter, delta.
+    settings : dict
+        The arguments of the run.
+    wall_time : float
+        Seconds for the whole run.
+    """
+
+    dataset: str
+    rows: list = field(default_factory=list)
+    settings: dict = field(default_factory=dict)
+    wall_time: float = 0.0
+
+    def to_json(self):
+        """The result as a JSON string (schema: dataset, settings, wall_time, rows, summary)."""
+        return json.dumps(
+            {
+                "dataset": self.dataset,
+                "settings": self.settings,
+                "wall_time": self.wall_time,
+                "rows": self.rows,
+                "summary": summarize(self.rows),
+            },
+            indent=2,
+        )
+
+    def to_csv(self):
+        """The rows as CSV text."""
+        keys = list(ROW_KEYS)
+        lines = [",".join(keys)]
+        for row in self.rows:
+            lines.append(",".join(str(row[k]) for k in keys))
+        return "\n".join(lines) + "\n"
+
+
+ROW_KEYS = (
+    "dataset", "seed", "method", "posterior", "bound", "test_error", "train_error",
+    "fit_time", "n_iter", "delta",
+)
+
+
+def _voters_for(task, method, seed, n_estimators, n_jobs):
+    from skpacbayes.voters import SplitForest, StumpBank
+
+    if task == "binary":
+        return StumpBank()
+    split = "single" if method == "VC" else "cross"
+    return SplitForest(n_estimators=n_estimators, split=split, random_state=seed, n_jobs=n_jobs)
+
+
+def _valid_pairs(methods, posteriors, n_classes, split_for):
+    pairs = []
+    for method in methods:
+        proto = METHODS[method]()
+        for family in posteriors:
+            if family in proto._valid_posteriors(n_classes, split_for(method)):
+                pairs.append((method, family))
+    return pairs
+
+
+def _fit_one(method, family, voters, X_train, y_train, X_test, y_test, seed, settings):
+    est = METHODS[method](
+        voters=voters,
+        posterior=family,
+        delta=settings["delta"],
+        max_epochs=settings["max_epochs"],
+        random_state=seed,
+    )
+    start = time.perf_counter()
+    est.fit(X_train, y_train)
+    fit_time = time.perf_counter() - start
+    return est, fit_time, float(np.mean(est.predict(X_test) != y_test))
+
+
+def compare(
+    dataset="breast_cancer",
+    *,
+    data_home=None,
+    seeds=5,
+    methods=None,
+    posteriors=None,
+    delta=0.05,
+    max_epochs=100,
+    n_estimators=200,
+    test_size=0.2,
+    n_jobs=1,
+    progress=True,
+):
+    """Train and certify every valid (bound, posterior) pair on one dataset.
+
+    Parameters
+    ----------
+    dataset : str, default="breast_cancer"
+        A name accepted by :func:`skpacbayes.datasets.load_dataset`.
+    data_home : str or path, optional
+        Folder of the raw datasets.
+    seeds : int, default=5
+        Number of random splits (seeds 0 .. seeds - 1).
+    methods : list of str, optional
+        Subset of ``METHODS`` (default: all).
+    posteriors : list of str, optional
+        Subset of the families (default: all).
+    delta : float, default=0.05
+    max_epochs : int, default=100
+    n_estimators : int, default=200
+        Trees of the split forest (multi-class tasks).
+    test_size : float, default=0.2
+    n_jobs : int, default=1
+        Parallel (seed, method, posterior) fits.
+    progress : bool, default=True
+        Progress bar on stderr.
+
+    Returns
+    -------
+    CompareResult
+    """
+    start = time.perf_counter()
+    methods = list(methods or METHODS)
+    posteriors = list(posteriors or FAMILIES)
+    unknown = set(methods) - set(METHODS)
+    if unknown:
+        raise ValueError(f"Unknown methods {sorted(unknown)}; valid: {list(METHODS)}.")
+    unknown = set(posteriors) - set(FAMILIES)
+    if unknown:
+        raise ValueError(f"Unknown posteriors {sorted(unknown)}; valid: {list(FAMILIES)}.")
+    bunch = load_dataset(dataset, data_home=data_home)
+    X, y = np.asarray(bunch.data), np.asarray(bunch.target)
+    n_classes = int(np.unique(y).size)
+    task = "binary" if n_classes == 2 else "multiclass"
+    settings = {
+        "seeds": seeds, "methods": methods, "posteriors": posteriors, "delta": delta,
+        "max_epochs": max_epochs, "n_estimators": n_estimators, "test_size": test_size,
+        "n_jobs": n_jobs, "task": task,
+    }
+    pairs = _valid_pairs(methods, posteriors, n_classes, lambda m: task != "binary" and m != "VC")
+
+    tasks = []
+    for seed in range(seeds):
+        X_tr, X_te, y_tr, y_te = train_test_split(
+            X, y, test_size=test_size, stratify=y, random_state=seed
+        )
+        fitted = {}
+        for method in {m for m, _ in pairs}:
+            key = "single" if (task != "binary" and method == "VC") else "shared"
+            if key not in fitted:
+                voters = _voters_for(task, method, seed, n_estimators, n_jobs)
+                fitted[key] = FrozenEstimator(voters.fit(X_tr, y_tr))
+        for method, family in pairs:
+            key = "single" if (task != "binary" and method == "VC") else "shared"
+            tasks.append((seed, method, family, fitted[key], X_tr, y_tr, X_te, y_te))
+
+    bar = _Progress(len(tasks), enabled=progress, label=dataset)
+    jobs = (
+        delayed(_fit_one)(method, family, voters, X_tr, y_tr, X_te, y_te, seed, settings)
+        for seed, method, family, voters, X_tr, y_tr, X_te, y_te in tasks
+    )
+    rows, fitted_estimators = [], {}
+    for (seed, method, family, *_), (est, fit_time, test_error) in zip(
+        tasks, Parallel(n_jobs=n_jobs, return_as="generator")(jobs), strict=True
+    ):
+        bar.step(f"seed {seed} {method}/{family}")
+        rows.append(
+            {
+                "dataset": dataset, "seed": seed, "method": method, "posterior": family,
+                "bound": float(est.bound_), "test_error": test_error,
+                "train_error": float(est.certificate_.train_error), "fit_time": fit_time,
+                "n_iter": int(est.n_iter_), "delta": delta,
+            }
+        )
+        fitted_estimators[(seed, method, family)] = (est, test_error, fit_time)
+    bar.close()
+    rows.extend(_best_of_families(fitted_estimators, dataset, delta))
+    return CompareResult(dataset, rows, settings, time.perf_counter() - start)
+
+
+def _best_of_families(fitted, dataset, delta):
+    """Per (seed, method): the tightest family re-certified at delta / K."""
+    rows = []
+    for seed, method in sorted({(s, m) for s, m, _ in fitted}):
+        cands = [(f, v) for (s, m, f), v in fitted.items() if s == seed and m == method]
+        share = delta / len(cands)
+        scored = []
+        for family, (est, test_error, fit_time) in cands:
+            try:
+                bound = est.recompute_bound(share)
+            except NotImplementedError:
+                continue
+            scored.append((bound, family, est, test_error, fit_time))
+        if not scored:
+            continue
+        bound, family, est, test_error, fit_time = min(scored, key=lambda t: t[0])
+        rows.append(
+            {
+                "dataset": dataset, "seed": seed, "method": method, "posterior": "best",
+                "bound": float(bound), "test_error": test_error,
+                "train_error": float(est.certificate_.train_error), "fit_time": fit_time,
+                "n_iter": int(est.n_iter_), "delta": delta, "chosen": family,
+            }
+        )
+    return rows
+
+
+def summarize(rows):
+    """Mean and std over seeds of bound and test error per (method, posterior)."""
+    out = {}
+    for key in sorted({(r["method"], r["posterior"]) for r in rows}):
+        sel = [r for r in rows if (r["method"], r["posterior"]) == key]
+        b = np.array([r["bound"] for r in sel])
+        t = np.array([r["test_error"] for r in sel])
+        out[f"{key[0]}/{key[1]}"] = {
+            "bound_mean": float(b.mean()), "bound_std": float(b.std()),
+            "test_mean": float(t.mean()), "test_std": float(t.std()), "n_seeds": len(sel),
+        }
+    return out
+
+
+def _cell(stats):
+    return (
+        f"{100 * stats['bound_mean']:.1f}±{100 * stats['bound_std']:.1f} / "
+        f"{100 * stats['test_mean']:.1f}±{100 * stats['test_std']:.1f}"
+    )
+
+
+def format_table(result):
+    """Text tables (percent): best of families per method with the reference, and per family.
+
+    Parameters
+    ----------
+    result : CompareResult
+
+    Returns
+    -------
+    str
+    """
+    summary = summarize(result.rows)
+    methods = [m for m in METHODS if f"{m}/best" in summary]
+    name = result.dataset
+    lines = [
+        f"{name}: certified bound / test error in percent, mean±std over "
+        f"{result.settings.get('seeds')} seeds, delta = {result.settings.get('delta')} "
+        "(best of families: delta split over the valid families)",
+        "",
+        "| row | " + " | ".join(methods) + " |",
+        "|---|" + "---|" * len(methods),
+        "| ours (best family) | " + " | ".join(_cell(summary[f"{m}/best"]) for m in methods) + " |",
+    ]
+    ref = _reference.TABLE2.get(name)
+    if ref:
+        cells = []
+        for m in methods:
+            if m == "Occam" and name in _reference.OCCAM:
+                b, t = _reference.OCCAM[name]
+                cells.append(f"{b:.1f} / {t:.1f}")
+            elif m in ref:
+                b, bs, t, ts = ref[m]
+                cells.append(f"{b:.1f}±{bs:.1f} / {t:.1f}±{ts:.1f}")
+            else:
+                cells.append("n/a")
+        lines.append("| reference | " + " | ".join(cells) + " |")
+    lines += ["", "Per posterior family (each at the full delta):", ""]
+    lines.append("| method | " + " | ".join(FAMILIES) + " |")
+    lines.append("|---|" + "---|" * len(FAMILIES))
+    for m in methods:
+        cells = [_cell(summary[f"{m}/{f}"]) if f"{m}/{f}" in summary else "n/a" for f in FAMILIES]
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    ref3 = _reference.TABLE3.get(name)
+    if ref3:
+        cells = [
+            "{:.1f}±{:.1f} / {:.1f}±{:.1f}".format(*ref3[f]) if f in ref3 else "n/a" for f in FAMILIES
+        ]
+        lines.append("| Part (reference) | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(f"wall time: {result.wall_time:.1f} s")
+    return "\n".join(lines)
+
+
+class _Progress:
+    """A minimal progress bar on stderr."""
+
+    def __init__(self, total, enabled=True, label=""):
+        self.total, self.done, self.enabled, self.label = total, 0, enabled, label
+        self.start = time.perf_counter()
+        self._draw("")
+
+    def _draw(self, what):
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        elapsed = time.perf_counter() - self.start
+        sys.stderr.write(
+            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+            f"{elapsed:6.1f}s {what[:40]:<40}"
+        )
+        sys.stderr.flush()
+
+    def step(self, what):
+        self.done += 1
+        self._draw(what)
+
+    def close(self):
+        if self.enabled:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def plot_results(result, path):
+    """Scatter of certified bound against test error per method (matplotlib, lazy import).
+
+    Parameters
+    ----------
+    result : CompareResult
+    path : str or path
+        Image file to write.
+    """
+    from skpacbayes.plotting import BoundDisplay
+
+    display = BoundDisplay.from_results(result.rows, title=result.dataset)
+    display.figure_.savefig(path, bbox_inches="tight", dpi=120)
+    return display

@@ -1,0 +1,992 @@
+"""Certified majority-vote classifiers.
+
+Every estimator follows the same pipeline (DESIGN.md, "The one idea"): a voter
+bank turns ``X`` into a vote matrix, a posterior family turns votes into
+per-example stochastic losses, and one bound function turns their statistics
+into the training objective (torch, float32) and into the certificate
+``bound_`` (float64, computed from scratch on CPU after training).
+
+The guarantee. With probability at least ``1 - delta`` over the i.i.d.
+training sample, the true error rate of the classifier used by ``predict`` is
+at most ``bound_``. Assumptions: the training pairs are i.i.d. draws from the
+distribution the classifier is evaluated on; the prior and the voter bank are
+fixed before the sample is seen (data-independent stumps with a user-given
+``feature_range``, voters fitted on other data), or the voters follow the
+two-halves protocol of :class:`~skpacbayes.voters.SplitForest` (each voter is
+only evaluated on the half it was not grown on); the training data is not
+reused for anything else that is reported with the same ``delta``. See the
+theory page of the documentation.
+"""
+
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = [
+    "BinomialBoundClassifier",
+    "CBoundClassifier",
+    "Certificate",
+    "FirstOrderBoundClassifier",
+    "MajorityVoteClassifier",
+    "MarginBoundClassifier",
+    "OccamBoundClassifier",
+    "PartitionBoundClassifier",
+    "SecondOrderBoundClassifier",
+    "VCDimBoundClassifier",
+]
+
+POSTERIORS = ("categorical", "dirichlet", "gaussian")
+
+# Safe-side allowance for the float64 rounding of a mean of at most ~1e8
+# terms in [0, 1] and of a KL value (relative ~1e-15 each): statistics that
+# enter an upper bound are raised by it, those that enter a lower bound lowered.
+_STAT_SLACK = 1e-12
+_VOTE_CHUNK = 65536
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What a reported bound is made of.
+
+    Attributes
+    ----------
+    bound : str
+        Name of the bound ("FO", "SO", "Bin", "CBound", "VC", "Partition", "Margin").
+    posterior : str
+        Posterior family.
+    value : float
+        The certified bound (equal to the estimator's ``bound_``).
+    delta : float
+        Confidence parameter: the statement holds with probability >= 1 - delta.
+    m : tuple of int
+        Number of training examples each PAC-Bayes statement uses (one entry
+        per half for split voters).
+    kl : tuple of float
+        KL(Q || P) per half (upper-rounded).
+    mixture_weights : tuple of float
+        Weight of each half in the mixture (``(1.0,)`` without split voters).
+    statistics : dict
+        Empirical statistics of the stochastic losses entering the bound (after
+        the safe-side allowances).
+    gibbs_bound : float or None
+        Certified upper bound on the Gibbs risk, where the bound uses one.
+    b_tilde, c_tilde : float or None
+        Certified partition lower bounds (partition bound only).
+    train_error : float
+        Training error of the deployed classifier on the examples the bound
+        uses.
+    n_voters : int
+        Number of voters of the bank (the prior's support).
+    details : dict
+        Bound-specific extras (e.g. the number of draws of the binomial bound,
+        the chosen margin).
+    """
+
+    bound: str
+    posterior: str
+    value: float
+    delta: float
+    m: tuple
+    kl: tuple
+    mixture_weights: tuple
+    statistics: dict
+    gibbs_bound: float | None
+    b_tilde: float | None
+    c_tilde: float | None
+    train_error: float
+    n_voters: int
+    details: dict = field(default_factory=dict)
+
+
+class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: a weighted majority vote learned by minimising a PAC-Bayes bound.
+
+    Not meant to be used directly: use one of the named estimators, which
+    only differ in the bound they minimise and certify.
+
+    Parameters
+    ----------
+    voters : voter bank or None, default=None
+        A :mod:`skpacbayes.voters` object (cloned at fit). ``None`` uses
+        ``StumpBank()`` for binary tasks and ``SplitForest()`` for multi-class
+        tasks.
+    posterior : {"categorical", "dirichlet", "gaussian"}, default="categorical"
+        Posterior family over the voters' weights. Combinations that do not
+        give a certificate raise a ``ValueError`` naming the valid ones.
+    delta : float in (0, 1], default=0.05
+        The bound holds with probability at least ``1 - delta``.
+    max_epochs : int, default=100
+        Maximum number of training epochs.
+    batch_size : int, default=1024
+        Mini-batch size (the bound term always uses the full sample size).
+    learning_rate : float, default=0.1
+        Adam learning rate (divided by 10 after 2 epochs without improvement).
+    early_stopping_patience : int, default=25
+        Epochs without improvement of the full-sample objective before stopping.
+    device : str, default="cpu"
+        torch device used for training (``"cuda"`` when available). The
+        certificate is always computed in float64 on CPU.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the voters and a local ``torch.Generator`` (no global seeding).
+    verbose : int, default=0
+        Print progress lines when > 0.
+    n_jobs : int or None, default=None
+        Parallel jobs for fitting the default voters.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "voters": [None, HasMethods(["fit", "votes"])],
+        "posterior": [StrOptions(set(POSTERIORS))],
+        "delta": [Interval(Real, 0, 1, closed="right")],
+        "max_epochs": [Interval(Integral, 0, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "early_stopping_patience": [Interval(Integral, 1, None, closed="left")],
+        "device": [str],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "n_jobs": [None, Integral],
+    }
+
+    #: name of the bound, set by subclasses
+    _bound_name: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        voters=None,
+        posterior="categorical",
+        delta=0.05,
+        max_epochs=100,
+        batch_size=1024,
+        learning_rate=0.1,
+        early_stopping_patience=25,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+        n_jobs=None,
+    ):
+        self.voters = voters
+        self.posterior = posterior
+        self.delta = delta
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.early_stopping_patience = early_stopping_patience
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------ #
+    # What each bound supports (overridden by subclasses)
+    # ------------------------------------------------------------------ #
+    def _valid_posteriors(self, n_classes, split):
+        """Posterior families for which this bound certifies the deployed vote."""
+        if split:
+            # SPEC 3.6: the Dirichlet mixture-mean vote breaks (F1).
+            return ("categorical", "gaussian")
+        return POSTERIORS
+
+    def _check_combination(self, n_classes, split):
+        valid = self._valid_posteriors(n_classes, split)
+        if self.posterior not in valid:
+            task = "binary" if n_classes == 2 else f"{n_classes}-class"
+            voters = "split voters (two halves)" if split else "data-independent voters"
+            raise ValueError(
+                f"{type(self).__name__} gives no certificate for posterior="
+                f"{self.posterior!r} on a {task} task with {voters}. Valid posteriors "
+                f"here: {list(valid) or 'none'}."
+            )
+
+    def _fixed_mixture_weight(self):
+        """Mixture weight of the first half if the bound fixes it (else None)."""
+        return None
+
+    # Statistics of the per-example losses and the bound they give --------
+    def _statistics(self, r_lo, r_hi, xp_mean):
+        """Per-half statistics; ``xp_mean`` averages a tensor over examples."""
+        return {"gibbs": xp_mean(r_hi)}
+
+    def _bound_value(self, stats, kl, m, weights, delta):
+        raise NotImplementedError
+
+    def _training_objective(self, stats, kl, m, weights, delta):
+        return self._bound_value(stats, kl, m, weights, delta)
+
+    # ------------------------------------------------------------------ #
+    # fit
+    # ------------------------------------------------------------------ #
+    def _make_voters(self, n_classes, seed):
+        from skpacbayes.voters import SplitForest, StumpBank
+
+        if self.voters is not None:
+            voters = clone(self.voters)
+        elif n_classes == 2:
+            voters = StumpBank()
+        else:
+            voters = self._default_multiclass_voters()
+        params = voters.get_params(deep=False)
+        if "random_state" in params and params["random_state"] is None:
+            voters.set_params(random_state=seed)
+        if "n_jobs" in params and params["n_jobs"] is None and self.n_jobs is not None:
+            voters.set_params(n_jobs=self.n_jobs)
+        del SplitForest, StumpBank
+        return voters
+
+    def _default_multiclass_voters(self):
+        from skpacbayes.voters import SplitForest
+
+        return SplitForest()
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y):
+        """Learn the posterior by minimising the bound, then certify it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (dense, finite).
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator; ``bound_`` holds the certificate.
+        """
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes in the data, "
+                f"but the data contains only one class: {classes[0]!r}."
+            )
+        rng = check_random_state(self.random_state)
+        voter_seed, torch_seed = (int(s) for s in rng.randint(np.iinfo(np.int32).max, size=2))
+
+        voters = self._make_voters(classes.shape[0], voter_seed)
+        voters.fit(X, y)
+        self.classes_ = np.asarray(voters.classes_)
+        y_idx = np.searchsorted(self.classes_, y)
+        y_idx = np.clip(y_idx, 0, self.classes_.shape[0] - 1)
+        if not np.array_equal(self.classes_[y_idx], y):
+            raise ValueError(
+                f"The voters know the classes {list(self.classes_)}, but y contains "
+                f"{sorted(set(np.unique(y)) - set(self.classes_))}."
+            )
+        n_classes = self.classes_.shape[0]
+        groups = _evaluation_groups(voters)
+        split = len(groups) > 1
+        self._check_combination(n_classes, split)
+        self.voters_ = voters
+        self.n_classes_ = n_classes
+        votes = voters.votes(X)
+
+        from skpacbayes._fitting import fit_posteriors
+
+        fitted = fit_posteriors(self, votes, y_idx, groups, torch_seed)
+        self.groups_ = [(g.voters, g.samples) for g in groups]
+        self.posterior_params_ = fitted.natural
+        self.mixture_weights_ = fitted.mixture_weights
+        self.weights_ = fitted.vote_weights
+        self.deployed_ = fitted.deployed
+        self.history_ = fitted.history
+        self.n_iter_ = fitted.n_iter
+        self.certificate_ = fitted.certificate
+        self.bound_ = float(fitted.certificate.value)
+        return self
+
+    def recompute_bound(self, delta):
+        """Certificate of the fitted posterior at another confidence level.
+
+        The PAC-Bayes statements behind every bound hold for all posteriors
+        simultaneously, so the posterior learned here may be certified at any
+        ``delta`` fixed independently of the data, e.g. ``delta / K`` when the
+        best of ``K`` candidates is reported (union bound). Uses only the
+        statistics stored in ``certificate_``.
+
+        Parameters
+        ----------
+        delta : float in (0, 1]
+
+        Returns
+        -------
+        bound : float
+        """
+        check_is_fitted(self)
+        from skpacbayes import bounds
+
+        if not 0 < delta <= 1:
+            raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
+        cert = self.certificate_
+        stats = {k: np.asarray(v) for k, v in cert.statistics.items()}
+        kl, m, weights = np.asarray(cert.kl), list(cert.m), np.asarray(cert.mixture_weights)
+        if cert.bound == "Partition":
+            return float(
+                bounds.partition_bound(
+                    stats["gibbs"], kl, m, delta, cert.b_tilde, cert.c_tilde, weights=weights
+                )
+            )
+        if cert.bound == "VC":
+            return float(
+                bounds.vc_bound(cert.train_error, cert.details["n_voters"], m[0], delta)
+            )
+        if cert.bound == "Margin":
+            raise NotImplementedError("recompute_bound is not available for the margin bound.")
+        return float(self._bound_value(stats, kl, m, weights, delta))
+
+    # ------------------------------------------------------------------ #
+    # prediction (NumPy only, no torch on the path except the Gaussian
+    # mixture's Bayes classifier on split voters)
+    # ------------------------------------------------------------------ #
+    def _votes(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        return self.voters_.votes(X)
+
+    def _class_scores(self, votes):
+        """Weighted vote per class, shape (n_samples, n_classes)."""
+        if self.deployed_ == "mixture_bayes":
+            from skpacbayes._fitting import mixture_win_probabilities
+
+            return mixture_win_probabilities(self, votes)
+        return weighted_vote_scores(votes, self.weights_, self.n_classes_)
+
+    def decision_function(self, X):
+        """Weighted vote of each class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Binary tasks: vote for ``classes_[1]`` minus vote for ``classes_[0]``.
+            Multi-class: the weighted vote of every class (for a Gaussian
+            posterior on split voters, the probability that each class wins).
+        """
+        scores = self._class_scores(self._votes(X))
+        if self.n_classes_ == 2:
+            return scores[:, 1] - scores[:, 0]
+        return scores
+
+    def predict(self, X):
+        """Predict with the certified deterministic majority vote.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        scores = self._class_scores(self._votes(X))
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def predict_proba(self, X):
+        """Vote shares of each class.
+
+        For non-negative weights (Categorical, Dirichlet) the share of the
+        total weight voting for each class; for a Gaussian posterior, the
+        softmax of the vote scaled by ``1 / sqrt(n_voters)`` (or the mixture's
+        win probabilities on split voters). The arg-max is always the
+        prediction.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        scores = self._class_scores(self._votes(X))
+        if self.deployed_ == "mixture_bayes":
+            total = scores.sum(axis=1, keepdims=True)
+            return scores / np.where(total > 0, total, 1.0)
+        if np.all(self.weights_ >= 0) and self.weights_.sum() > 0:
+            return scores / self.weights_.sum()
+        z = scores / np.sqrt(self.weights_.shape[0])
+        z = np.exp(z - z.max(axis=1, keepdims=True))
+        return z / z.sum(axis=1, keepdims=True)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        tags.input_tags.sparse = False
+        return tags
+
+
+class _EvaluationGroup:
+    """Voters of one half and the training examples they may be evaluated on."""
+
+    def __init__(self, voters, samples):
+        self.voters = voters
+        self.samples = samples
+
+
+def _evaluation_groups(voters):
+    """Split the vote matrix into the halves of SPEC 3.6 (one group if not split)."""
+    voter_groups = np.asarray(voters.voter_groups_)
+    sample_groups = np.asarray(voters.sample_groups_)
+    labels = np.unique(voter_groups)
+    groups = []
+    for g in labels:
+        vidx = np.flatnonzero(voter_groups == g)
+        sidx = np.flatnonzero(sample_groups != g)
+        if sidx.size == 0:
+            raise ValueError("No training example may evaluate a group of voters.")
+        groups.append(_EvaluationGroup(vidx, sidx))
+    return groups
+
+
+# ---------------------------------------------------------------------- #
+# The named estimators
+# ---------------------------------------------------------------------- #
+class FirstOrderBoundClassifier(MajorityVoteClassifier):
+    """Majority vote certified by the first-order ("factor 2") bound.
+
+    ``bound_ = 2 kl^-1(mean r, (KL + ln(2 sqrt(m) / delta)) / m)`` (SPEC 3.3);
+    on split voters the two halves' Seeger bounds at ``delta / 2`` each
+    (SPEC 3.6).
+
+    Parameters
+    ----------
+    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+early_stopping_patience, device, random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    n_features_in_ : int
+        Number of features seen during fit.
+    voters_ : voter bank
+        The fitted voters.
+    weights_ : ndarray of shape (n_voters,)
+        Weights of the deployed majority vote.
+    posterior_params_ : list of ndarray
+        Natural parameters of the posterior (one array per half).
+    mixture_weights_ : ndarray
+        Weight of each half (``[1.0]`` without split voters).
+    bound_ : float
+        Certified upper bound on the true risk of ``predict`` (prob >= 1 - delta).
+    certificate_ : Certificate
+        The ingredients of ``bound_``.
+    history_ : list of float
+        Full-sample training objective per epoch.
+    n_iter_ : int
+        Number of epochs run.
+
+    Notes
+    -----
+    Valid because the deployed vote errs only where the stochastic loss is at
+    least 1/2 (SPEC (F1)), so its risk is at most twice the Gibbs risk.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import FirstOrderBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = FirstOrderBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
+    >>> 0 <= clf.score(X, y) <= 1 and 0 < clf.bound_ <= 1
+    True
+    """
+
+    _bound_name = "FO"
+
+    def _bound_value(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import first_order_bound
+
+        return first_order_bound(stats["gibbs"], kl, m, delta, weights=weights)
+
+
+class SecondOrderBoundClassifier(MajorityVoteClassifier):
+    """Majority vote certified by the second-order (tandem) bound.
+
+    ``bound_ = 4 kl^-1(mean r^2, (2 KL + ln(2 sqrt(m) / delta)) / m)``
+    (SPEC 3.3, 3.6).
+
+    Parameters
+    ----------
+    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+early_stopping_patience, device, random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
+
+    Attributes
+    ----------
+    bound_ : float
+        Certified upper bound on the true risk of ``predict``.
+    certificate_ : Certificate
+        Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import SecondOrderBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = SecondOrderBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
+    >>> 0 < clf.bound_ <= 1
+    True
+    """
+
+    _bound_name = "SO"
+
+    def _statistics(self, r_lo, r_hi, xp_mean):
+        return {"tandem": xp_mean(r_hi * r_hi)}
+
+    def _bound_value(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import second_order_bound
+
+        return second_order_bound(stats["tandem"], kl, m, delta, weights=weights)
+
+
+class BinomialBoundClassifier(MajorityVoteClassifier):
+    """Majority vote certified by the binomial bound with ``n_draws`` voters.
+
+    ``bound_ = 2 kl^-1(mean P(Bin(N, r) >= ceil(N/2)), (N KL + ln(2 sqrt(m)/delta)) / m)``
+    (SPEC 3.3). ``N`` is fixed before seeing the data; on split voters with
+    ``N >= 3`` the halves are mixed with weight 1/2 each (SPEC 3.6).
+
+    Parameters
+    ----------
+    n_draws : int, default=100
+        The number ``N`` of independent voter draws.
+    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+early_stopping_patience, device, random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
+
+    Attributes
+    ----------
+    bound_ : float
+        Certified upper bound on the true risk of ``predict``.
+    certificate_ : Certificate
+        Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import BinomialBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = BinomialBoundClassifier(n_draws=10, max_epochs=5, random_state=0).fit(X, y)
+    >>> 0 < clf.bound_ <= 1
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **MajorityVoteClassifier._parameter_constraints,
+        "n_draws": [Interval(Integral, 1, None, closed="left")],
+    }
+    _bound_name = "Bin"
+
+    def __init__(
+        self,
+        voters=None,
+        posterior="categorical",
+        delta=0.05,
+        n_draws=100,
+        max_epochs=100,
+        batch_size=1024,
+        learning_rate=0.1,
+        early_stopping_patience=25,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+        n_jobs=None,
+    ):
+        super().__init__(
+            voters=voters,
+            posterior=posterior,
+            delta=delta,
+            max_epochs=max_epochs,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            early_stopping_patience=early_stopping_patience,
+            device=device,
+            random_state=random_state,
+            verbose=verbose,
+            n_jobs=n_jobs,
+        )
+        self.n_draws = n_draws
+
+    def _fixed_mixture_weight(self):
+        return 0.5 if self.n_draws >= 3 else None
+
+    def _statistics(self, r_lo, r_hi, xp_mean):
+        from skpacbayes.bounds import binomial_tail
+
+        return {"binomial": xp_mean(binomial_tail(r_hi, self.n_draws))}
+
+    def _bound_value(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import binomial_bound
+
+        return binomial_bound(stats["binomial"], kl, m, delta, self.n_draws, weights=weights)
+
+
+class CBoundClassifier(MajorityVoteClassifier):
+    """Binary majority vote certified by the C-bound (PAC-Bound 1, SPEC 3.3).
+
+    Two PAC-Bayes statements at ``delta / 2`` each: an upper bound on the
+    Gibbs risk and a lower bound on the expected disagreement, combined by
+    Chebyshev-Cantelli.
+
+    Parameters
+    ----------
+    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+early_stopping_patience, device, random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
+
+    Attributes
+    ----------
+    bound_ : float
+        Certified upper bound on the true risk of ``predict``.
+    certificate_ : Certificate
+        Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import CBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = CBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
+    >>> 0 < clf.bound_ <= 1
+    True
+    """
+
+    _bound_name = "CBound"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _valid_posteriors(self, n_classes, split):
+        if n_classes != 2:
+            return ()
+        return super()._valid_posteriors(n_classes, split)
+
+    def _statistics(self, r_lo, r_hi, xp_mean):
+        # 2 r (1 - r) is concave: its minimum over [r_lo, r_hi] is at an end.
+        d_lo = 2 * r_lo * (1 - r_lo)
+        d_hi = 2 * r_hi * (1 - r_hi)
+        return {"gibbs": xp_mean(r_hi), "disagreement": xp_mean(_minimum(d_lo, d_hi))}
+
+    def _bound_value(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import cbound_bound
+
+        return cbound_bound(stats["gibbs"], stats["disagreement"], kl, m, delta, weights=weights)
+
+
+class VCDimBoundClassifier(MajorityVoteClassifier):
+    """Majority vote certified by the VC-dimension bound (no PAC-Bayes).
+
+    ``bound_ = train error + sqrt((v (ln(2 m / v) + 1) + ln(4 / delta)) / m)``
+    with ``v = n_voters`` (SPEC 3.3). The weights are learned by minimising
+    the cross-entropy of the weighted vote; the posterior family only sets the
+    parametrisation of the weights. The voters must be data-independent or
+    grown on one half only (``SplitForest(split="single")``, the default for
+    multi-class tasks); the bound then uses the other half.
+
+    Parameters
+    ----------
+    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+early_stopping_patience, device, random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
+
+    Attributes
+    ----------
+    bound_ : float
+        Certified upper bound on the true risk of ``predict``.
+    certificate_ : Certificate
+        Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`.
+
+    Notes
+    -----
+    For more than two classes ``v = n`` is the choice of the reference paper
+    and is not justified (the relevant notion is the Natarajan dimension);
+    treat multi-class VC values as indicative (SPEC 3.3).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import VCDimBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = VCDimBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
+    >>> 0 < clf.bound_ <= 1
+    True
+    """
+
+    _bound_name = "VC"
+
+    def _valid_posteriors(self, n_classes, split):
+        return () if split else POSTERIORS
+
+    def _default_multiclass_voters(self):
+        from skpacbayes.voters import SplitForest
+
+        return SplitForest(split="single")
+
+
+class PartitionBoundClassifier(MajorityVoteClassifier):
+    """Majority vote certified by the partition (stochastic-to-deterministic) bound.
+
+    ``bound_ = (Lup - b~) / (c~ - b~)`` (SPEC 4.2, 4.5), where ``Lup`` is the
+    Seeger bound on the Gibbs risk (the cross bound on split voters) and
+    ``b~ <= b``, ``c~ <= c`` are certified lower bounds on the mean stochastic
+    loss of correctly / wrongly classified examples, obtained from a certified
+    solution of the number partitioning problem (:mod:`skpacbayes.partition`).
+
+    After training the Seeger bound, the tightening heuristics of SPEC 5
+    (``tighten=True``) move the weights to enlarge the partition gap; every
+    move is scored with a certified bound, and the reported bound is
+    recomputed from scratch at full resolution.
+
+    Parameters
+    ----------
+    tighten : bool, default=True
+        Run the post-training heuristics.
+    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+early_stopping_patience, device, random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
+
+    Attributes
+    ----------
+    bound_ : float
+        Certified upper bound on the true risk of ``predict``.
+    certificate_ : Certificate
+        Its ingredients (with ``b_tilde``, ``c_tilde``). Other attributes as
+        :class:`FirstOrderBoundClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import PartitionBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = PartitionBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
+    >>> 0 < clf.bound_ <= 1
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **MajorityVoteClassifier._parameter_constraints,
+        "tighten": ["boolean"],
+    }
+    _bound_name = "Partition"
+
+    def __init__(
+        self,
+        voters=None,
+        posterior="categorical",
+        delta=0.05,
+        tighten=True,
+        max_epochs=100,
+        batch_size=1024,
+        learning_rate=0.1,
+        early_stopping_patience=25,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+        n_jobs=None,
+    ):
+        super().__init__(
+            voters=voters,
+            posterior=posterior,
+            delta=delta,
+            max_epochs=max_epochs,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            early_stopping_patience=early_stopping_patience,
+            device=device,
+            random_state=random_state,
+            verbose=verbose,
+            n_jobs=n_jobs,
+        )
+        self.tighten = tighten
+
+    def _valid_posteriors(self, n_classes, split):
+        if split:
+            return ("categorical", "dirichlet")
+        if n_classes == 2:
+            return POSTERIORS
+        return ("categorical", "dirichlet")
+
+    def _training_objective(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import pac_bayes_upper
+
+        return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+
+
+class MarginBoundClassifier(MajorityVoteClassifier):
+    """Binary Dirichlet majority vote certified by the margin bound.
+
+    The deterministic margin bound of Biggs, Zantedeschi and Guedj (2022):
+    for the vote with normalised weights ``theta`` and the posterior
+    ``Dir(K theta)``, ``bound_ = min over gamma in a fixed grid of
+    kl^-1(margin error at gamma + exp(-(K+1) gamma^2), (KL + ln(2 sqrt(m) /
+    delta_gamma)) / m) + exp(-(K+1) gamma^2)`` with ``delta`` split evenly
+    over the grid and ``K`` optimised freely (the statement holds for all
+    posteriors simultaneously).
+
+    Parameters
+    ----------
+    n_margins : int, default=20
+        Size of the fixed grid of margins gamma (log-spaced in [1e-3, 1]).
+    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+early_stopping_patience, device, random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier` (only ``posterior="dirichlet"``).
+
+    Attributes
+    ----------
+    bound_ : float
+        Certified upper bound on the true risk of ``predict``.
+    certificate_ : Certificate
+        Its ingredients (``details`` holds gamma and K). Other attributes as
+        :class:`FirstOrderBoundClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import MarginBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = MarginBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
+    >>> 0 < clf.bound_ <= 1
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **MajorityVoteClassifier._parameter_constraints,
+        "n_margins": [Interval(Integral, 1, None, closed="left")],
+    }
+    _bound_name = "Margin"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def __init__(
+        self,
+        voters=None,
+        posterior="dirichlet",
+        delta=0.05,
+        n_margins=20,
+        max_epochs=100,
+        batch_size=1024,
+        learning_rate=0.1,
+        early_stopping_patience=25,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+        n_jobs=None,
+    ):
+        super().__init__(
+            voters=voters,
+            posterior=posterior,
+            delta=delta,
+            max_epochs=max_epochs,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            early_stopping_patience=early_stopping_patience,
+            device=device,
+            random_state=random_state,
+            verbose=verbose,
+            n_jobs=n_jobs,
+        )
+        self.n_margins = n_margins
+
+    def _valid_posteriors(self, n_classes, split):
+        return ("dirichlet",) if (n_classes == 2 and not split) else ()
+
+    def _training_objective(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import pac_bayes_upper
+
+        return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+
+
+class OccamBoundClassifier(MajorityVoteClassifier):
+    """The best single voter, certified by Occam's razor (the line to beat).
+
+    Picks the voter whose Seeger bound with ``KL = ln(n)`` (a point mass
+    under the uniform prior over the ``n`` voters of its bank) is smallest.
+    On split voters, each tree is evaluated on the half it was not grown on,
+    with ``delta / 2`` per half (``KL = ln(n_half)``), and the better half's
+    tree is kept (SPEC 3.6: the cross bound with mixture weights (1, 0)).
+    Nothing is trained: the training knobs are ignored.
+
+    Parameters
+    ----------
+    voters, delta, random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`; ``posterior`` must be
+        ``"categorical"`` (a point mass is a Categorical posterior).
+    posterior, max_epochs, batch_size, learning_rate, early_stopping_patience, device
+        Unused; kept so every estimator shares one parameter set.
+
+    Attributes
+    ----------
+    bound_ : float
+        Certified upper bound on the true risk of the selected voter.
+    certificate_ : Certificate
+        Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import OccamBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = OccamBoundClassifier().fit(X, y)
+    >>> int((clf.weights_ > 0).sum())
+    1
+    """
+
+    _bound_name = "Occam"
+
+    def _valid_posteriors(self, n_classes, split):
+        return ("categorical",)
+
+    def _bound_value(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import pac_bayes_upper
+
+        return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+
+
+def weighted_vote_scores(votes, weights, n_classes):
+    """Total weight voting for each class.
+
+    Parameters
+    ----------
+    votes : ndarray of shape (n_samples, n_voters)
+        Class indices.
+    weights : ndarray of shape (n_voters,)
+        Vote weights (any sign).
+    n_classes : int
+
+    Returns
+    -------
+    scores : ndarray of shape (n_samples, n_classes)
+    """
+    scores = np.zeros((votes.shape[0], n_classes))
+    for start in range(0, votes.shape[0], _VOTE_CHUNK):
+        block = votes[start : start + _VOTE_CHUNK]
+        for j in range(n_classes):
+            scores[start : start + _VOTE_CHUNK, j] = (block == j) @ weights
+    return scores
+
+
+def _minimum(a, b):
+    """Elementwise minimum for numpy arrays and torch tensors alike."""
+    if isinstance(a, np.ndarray):
+        return np.minimum(a, b)
+    import torch
+
+    return torch.minimum(a, b)

@@ -1,0 +1,1047 @@
+"""Loaders for the reference datasets and the embedded scikit-learn defaults.
+
+Twelve reference datasets are read from raw files that the user provides (this module never
+downloads anything). They live in one folder, ``data_home``, with one sub-folder per dataset::
+
+    data_home/
+        adult/a9a.txt
+        haberman/haberman.data
+        mnist/train-images.idx3-ubyte.gz  ...
+        ...
+
+``data_home`` is resolved by :func:`get_data_home`: the ``data_home`` argument if given, else the
+environment variable ``SKPACBAYES_DATA`` if set, else ``~/skpacbayes_data``. :func:`dataset_info`
+lists, for every dataset, the task, the expected shape and the exact file names.
+
+Four small datasets bundled with scikit-learn (``breast_cancer``, ``digits``, ``wine``, ``iris``)
+need no files and are the right defaults for examples and quick starts.
+
+Conventions of the returned arrays
+----------------------------------
+- ``data`` is a dense, C-contiguous ``float64`` array, except for ``mnist`` and ``fashion_mnist``,
+  where it is ``float32`` (pixels divided by 255, so in [0, 1]) to halve the memory of the
+  70000 x 784 matrix (220 MB instead of 440 MB). The largest LIBSVM matrix, ``protein``
+  (24387 x 357, about 70 MB), is still returned dense.
+- ``target`` keeps the labels of the source file, as clean class labels: ``int64`` for the LIBSVM,
+  IDX and scikit-learn datasets and for ``haberman`` (1/2); ``str`` (NumPy unicode) for
+  ``mushroom`` ("e"/"p") and ``tictactoe`` ("negative"/"positive").
+- Files that hold an original train/test split are concatenated, train rows first; the Bunch's
+  ``n_train`` says how many leading rows came from the training part (``None`` if not split).
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import os
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from sklearn.utils import Bunch
+
+__all__ = [
+    "DATASET_NAMES",
+    "DATA_HOME_ENV",
+    "EMBEDDED_DATASETS",
+    "DatasetInfo",
+    "available_datasets",
+    "dataset_info",
+    "get_data_home",
+    "load_dataset",
+]
+
+#: Reference datasets read from files under ``data_home/<name>/``.
+DATASET_NAMES = (
+    "adult",
+    "codrna",
+    "haberman",
+    "mushroom",
+    "phishing",
+    "svmguide1",
+    "tictactoe",
+    "fashion_mnist",
+    "mnist",
+    "pendigits",
+    "protein",
+    "sensorless",
+)
+
+#: Datasets bundled with scikit-learn: always available, no ``data_home`` needed.
+EMBEDDED_DATASETS = ("breast_cancer", "digits", "wine", "iris")
+
+#: Environment variable that sets the default ``data_home``.
+DATA_HOME_ENV = "SKPACBAYES_DATA"
+
+_DEFAULT_DATA_HOME = "~/skpacbayes_data"
+
+# Short names used in the reference paper's tables and common spellings.
+_ALIASES = {
+    "a9a": "adult",
+    "cod-rna": "codrna",
+    "cod_rna": "codrna",
+    "haber": "haberman",
+    "mush": "mushroom",
+    "mushrooms": "mushroom",
+    "phis": "phishing",
+    "svmg": "svmguide1",
+    "ttt": "tictactoe",
+    "tic-tac-toe": "tictactoe",
+    "tic_tac_toe": "tictactoe",
+    "fashion": "fashion_mnist",
+    "fashion-mnist": "fashion_mnist",
+    "fashionmnist": "fashion_mnist",
+    "pend": "pendigits",
+    "sensor": "sensorless",
+    "breast-cancer": "breast_cancer",
+    "breastcancer": "breast_cancer",
+}
+
+# sha256 of the raw files, as published with the reference copies (path relative to data_home).
+_SHA256 = {
+    "adult/a9a.txt": "35b6bafa772838b1eb3000a6550ff48505ad79aaa381cfd28960e68679f4453b",
+    "fashion_mnist/t10k-images-idx3-ubyte.gz": (
+        "cc1d090a38ace84dfa1aa66e3ada7c336ef481a96936906477e6dd344da56eaa"
+    ),
+    "fashion_mnist/t10k-labels-idx1-ubyte.gz": (
+        "8d3605d196f4be44669e46906da9733c8131fef761fdbfec72c424d5222f1a05"
+    ),
+    "fashion_mnist/train-images-idx3-ubyte.gz": (
+        "b0564c3eedabfbf835052cff8503ea422014ce006caf5b757f851416ee8300c7"
+    ),
+    "fashion_mnist/train-labels-idx1-ubyte.gz": (
+        "0ae29f65d86684f32d1b9c85147786c547b9c6aebcaf235f0400a0cce308b056"
+    ),
+    "haberman/haberman.data": "18569865605a0d34727ff489c6b08aa8d1a430edd3ca944a57c4c03fbc403fae",
+    "mnist/t10k-images.idx3-ubyte.gz": (
+        "5442b4a2947dfbbe4c4ea113ec267df5c7bb0b81b83c2063050aa6fe73972e59"
+    ),
+    "mnist/t10k-labels.idx1-ubyte.gz": (
+        "f7a378deab1a09adfd1664567617fa13660bb43ae376efec2832980a88f7b735"
+    ),
+    "mnist/train-images.idx3-ubyte.gz": (
+        "9fca430ec429019aa326f1c28995afe87dd52ed034d7f60309fc6b115c807d6e"
+    ),
+    "mnist/train-labels.idx1-ubyte.gz": (
+        "6b797bfc8bfec75af4f0c7aec2e2f74637f2380eca5175be5382d02a8fd6c847"
+    ),
+    "mushroom/agaricus-lepiota.data": (
+        "e65d082030501a3ebcbcd7c9f7c71aa9d28fdfff463bf4cf4716a3fe13ac360e"
+    ),
+    "pendigits/pendigits_all.libsvm": (
+        "e8e3572d9c5196a5fbf2c759e10ca83d5b6511bfdb75edd7291d9d719fa14eb8"
+    ),
+    "phishing/phishing": "0b0ca40e17bc95e909bfa587c408bf69904571ace01dea26e34cafc464f2da93",
+    "svmguide1/svmguide1_all.libsvm": (
+        "2854b5882f2db29f0c34bcf73c69be7654364a46aab5b803d2ff5b5c8765d666"
+    ),
+    "tictactoe/tic-tac-toe.data": (
+        "8329548796d0ffdc9401af68324db5aa3e51134c5dad05705cebf3581e493d57"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """What is known about a dataset before loading it.
+
+    Attributes
+    ----------
+    name : str
+        Canonical name, as accepted by :func:`load_dataset`.
+    task : {"binary", "multiclass"}
+        Classification task.
+    n_samples, n_features : int
+        Expected shape of ``data`` (after one-hot encoding for the UCI categorical datasets).
+    n_classes : int
+        Number of classes.
+    class_counts : dict or None
+        Expected number of examples per label, or ``None`` where it was not checked offline.
+    files : tuple of str
+        File names expected in ``data_home/<name>/`` (empty for embedded datasets).
+    alternative_files : tuple of tuple of str
+        Other accepted layouts (for instance the split LIBSVM files), tried in order when
+        ``files`` are not all present.
+    embedded : bool
+        Whether the dataset ships with scikit-learn (no files needed).
+    format : str
+        Format of the raw files.
+    description : str
+        One-paragraph description: source, labels, preprocessing.
+    """
+
+    name: str
+    task: str
+    n_samples: int
+    n_features: int
+    n_classes: int
+    class_counts: Mapping | None = field(default=None, hash=False)
+    files: tuple[str, ...] = ()
+    alternative_files: tuple[tuple[str, ...], ...] = ()
+    embedded: bool = False
+    format: str = ""
+    description: str = ""
+
+    @property
+    def shape(self):
+        """Expected shape ``(n_samples, n_features)`` of ``data``."""
+        return (self.n_samples, self.n_features)
+
+    @property
+    def layouts(self):
+        """All accepted file layouts, the preferred one first."""
+        return (self.files, *self.alternative_files)
+
+
+_DIGIT_NAMES = tuple(str(d) for d in range(10))
+_FASHION_NAMES = (
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
+)
+_MNIST_FILES = (
+    "train-images.idx3-ubyte.gz",
+    "train-labels.idx1-ubyte.gz",
+    "t10k-images.idx3-ubyte.gz",
+    "t10k-labels.idx1-ubyte.gz",
+)
+_FASHION_FILES = tuple(f.replace(".idx", "-idx") for f in _MNIST_FILES)
+
+_HABERMAN_FEATURES = ("age", "year", "nodes")
+_MUSHROOM_FEATURES = (
+    "cap-shape",
+    "cap-surface",
+    "cap-color",
+    "bruises",
+    "odor",
+    "gill-attachment",
+    "gill-spacing",
+    "gill-size",
+    "gill-color",
+    "stalk-shape",
+    "stalk-root",
+    "stalk-surface-above-ring",
+    "stalk-surface-below-ring",
+    "stalk-color-above-ring",
+    "stalk-color-below-ring",
+    "veil-type",
+    "veil-color",
+    "ring-number",
+    "ring-type",
+    "spore-print-color",
+    "population",
+    "habitat",
+)
+_TICTACTOE_FEATURES = tuple(
+    f"{row}-{col}-square"
+    for row in ("top", "middle", "bottom")
+    for col in ("left", "middle", "right")
+)
+
+# Human-readable class names, in the order of the sorted labels (None: no documented meaning).
+_TARGET_NAMES = {
+    "adult": ("income <=50K", "income >50K"),
+    "haberman": ("survived 5 years or longer", "died within 5 years"),
+    "mushroom": ("edible", "poisonous"),
+    "phishing": ("phishing", "legitimate"),
+    "tictactoe": ("x does not win", "x wins"),
+    "pendigits": _DIGIT_NAMES,
+    "mnist": _DIGIT_NAMES,
+    "fashion_mnist": _FASHION_NAMES,
+}
+
+# Rows of the training part at the top of the single-file layouts that hold train + test.
+_N_TRAIN_COMBINED = {
+    "svmguide1/svmguide1_all.libsvm": 3089,
+    "pendigits/pendigits_all.libsvm": 7494,
+}
+
+# LIBSVM datasets: number of features (passed to load_svmlight_file).
+_LIBSVM_N_FEATURES = {
+    "adult": 123,
+    "codrna": 8,
+    "phishing": 68,
+    "svmguide1": 4,
+    "pendigits": 16,
+    "protein": 357,
+    "sensorless": 48,
+}
+
+_INFOS = {
+    "adult": DatasetInfo(
+        name="adult",
+        task="binary",
+        n_samples=32561,
+        n_features=123,
+        n_classes=2,
+        class_counts={-1: 24720, 1: 7841},
+        files=("a9a.txt",),
+        alternative_files=(("a9a",),),
+        format="LIBSVM",
+        description=(
+            "UCI Adult census income, LIBSVM a9a version (binarized features, sparse 0/1, "
+            "returned dense). Labels: -1 (income <=50K), +1 (income >50K)."
+        ),
+    ),
+    "codrna": DatasetInfo(
+        name="codrna",
+        task="binary",
+        n_samples=59535,
+        n_features=8,
+        n_classes=2,
+        files=("cod-rna",),
+        format="LIBSVM",
+        description=(
+            "Detection of non-coding RNAs (LIBSVM cod-rna training file only, as in the "
+            "reference papers; the test file cod-rna.t is not read). Labels: -1, +1."
+        ),
+    ),
+    "haberman": DatasetInfo(
+        name="haberman",
+        task="binary",
+        n_samples=306,
+        n_features=3,
+        n_classes=2,
+        class_counts={1: 225, 2: 81},
+        files=("haberman.data",),
+        format="UCI CSV",
+        description=(
+            "UCI Haberman's survival after breast cancer surgery: age, year of operation "
+            "(minus 1900), number of positive axillary nodes. Labels: 1 (survived 5 years or "
+            "longer), 2 (died within 5 years)."
+        ),
+    ),
+    "mushroom": DatasetInfo(
+        name="mushroom",
+        task="binary",
+        n_samples=8124,
+        n_features=117,
+        n_classes=2,
+        class_counts={"e": 4208, "p": 3916},
+        files=("agaricus-lepiota.data",),
+        format="UCI CSV",
+        description=(
+            "UCI Mushroom (Agaricus and Lepiota): 22 categorical attributes one-hot encoded "
+            "over the categories present in the file (117 columns); the missing value '?' of "
+            "stalk-root is its own category. Labels: 'e' (edible), 'p' (poisonous)."
+        ),
+    ),
+    "phishing": DatasetInfo(
+        name="phishing",
+        task="binary",
+        n_samples=11055,
+        n_features=68,
+        n_classes=2,
+        class_counts={0: 4898, 1: 6157},
+        files=("phishing",),
+        format="LIBSVM",
+        description=(
+            "UCI Phishing Websites, LIBSVM version (binarized, row-normalized features). "
+            "Labels: 0 (phishing), 1 (legitimate)."
+        ),
+    ),
+    "svmguide1": DatasetInfo(
+        name="svmguide1",
+        task="binary",
+        n_samples=7089,
+        n_features=4,
+        n_classes=2,
+        class_counts={0: 3089, 1: 4000},
+        files=("svmguide1_all.libsvm",),
+        alternative_files=(("svmguide1", "svmguide1.t"),),
+        format="LIBSVM",
+        description=(
+            "LIBSVM svmguide1 (astroparticle application), training rows (3089) followed by "
+            "test rows (4000). Labels: 0, 1."
+        ),
+    ),
+    "tictactoe": DatasetInfo(
+        name="tictactoe",
+        task="binary",
+        n_samples=958,
+        n_features=27,
+        n_classes=2,
+        class_counts={"negative": 332, "positive": 626},
+        files=("tic-tac-toe.data",),
+        format="UCI CSV",
+        description=(
+            "UCI Tic-Tac-Toe endgame: 9 squares (x/o/b) one-hot encoded (27 columns). "
+            "Labels: 'positive' (x wins), 'negative'."
+        ),
+    ),
+    "fashion_mnist": DatasetInfo(
+        name="fashion_mnist",
+        task="multiclass",
+        n_samples=70000,
+        n_features=784,
+        n_classes=10,
+        class_counts=dict.fromkeys(range(10), 7000),
+        files=_FASHION_FILES,
+        alternative_files=(_MNIST_FILES,),
+        format="gzipped IDX",
+        description=(
+            "Fashion-MNIST (Zalando), 28x28 grey images flattened row by row, pixels divided "
+            "by 255 (float32 in [0, 1]); 60000 training then 10000 test rows. Labels: 0-9 "
+            "(T-shirt/top, Trouser, Pullover, Dress, Coat, Sandal, Shirt, Sneaker, Bag, "
+            "Ankle boot)."
+        ),
+    ),
+    "mnist": DatasetInfo(
+        name="mnist",
+        task="multiclass",
+        n_samples=70000,
+        n_features=784,
+        n_classes=10,
+        class_counts={
+            0: 6903,
+            1: 7877,
+            2: 6990,
+            3: 7141,
+            4: 6824,
+            5: 6313,
+            6: 6876,
+            7: 7293,
+            8: 6825,
+            9: 6958,
+        },
+        files=_MNIST_FILES,
+        alternative_files=(_FASHION_FILES,),
+        format="gzipped IDX",
+        description=(
+            "MNIST handwritten digits (LeCun and Cortes), 28x28 grey images flattened row by "
+            "row, pixels divided by 255 (float32 in [0, 1]); 60000 training then 10000 test "
+            "rows. Labels: the digits 0-9."
+        ),
+    ),
+    "pendigits": DatasetInfo(
+        name="pendigits",
+        task="multiclass",
+        n_samples=10992,
+        n_features=16,
+        n_classes=10,
+        class_counts={
+            0: 1143,
+            1: 1143,
+            2: 1144,
+            3: 1055,
+            4: 1144,
+            5: 1055,
+            6: 1056,
+            7: 1142,
+            8: 1055,
+            9: 1055,
+        },
+        files=("pendigits_all.libsvm",),
+        alternative_files=(("pendigits", "pendigits.t"),),
+        format="LIBSVM",
+        description=(
+            "UCI Pen-Based Recognition of Handwritten Digits (16 resampled pen coordinates in "
+            "0-100), training rows (7494) followed by test rows (3498). Labels: the digits 0-9."
+        ),
+    ),
+    "protein": DatasetInfo(
+        name="protein",
+        task="multiclass",
+        n_samples=24387,
+        n_features=357,
+        n_classes=3,
+        files=("protein", "protein.t"),
+        alternative_files=(("protein.bz2", "protein.t.bz2"),),
+        format="LIBSVM",
+        description=(
+            "Protein secondary structure (LIBSVM protein), training file (17766 rows) "
+            "followed by protein.t (6621 rows). Labels: 0, 1, 2."
+        ),
+    ),
+    "sensorless": DatasetInfo(
+        name="sensorless",
+        task="multiclass",
+        n_samples=58509,
+        n_features=48,
+        n_classes=11,
+        files=("Sensorless",),
+        format="LIBSVM",
+        description=(
+            "Sensorless drive diagnosis (UCI, LIBSVM unscaled version 'Sensorless'): 48 "
+            "features of the motor current. Labels: 1-11 (motor conditions)."
+        ),
+    ),
+    "breast_cancer": DatasetInfo(
+        name="breast_cancer",
+        task="binary",
+        n_samples=569,
+        n_features=30,
+        n_classes=2,
+        class_counts={0: 212, 1: 357},
+        embedded=True,
+        format="scikit-learn",
+        description=(
+            "Breast cancer Wisconsin (diagnostic), from sklearn.datasets.load_breast_cancer. "
+            "Labels: 0 (malignant), 1 (benign)."
+        ),
+    ),
+    "digits": DatasetInfo(
+        name="digits",
+        task="multiclass",
+        n_samples=1797,
+        n_features=64,
+        n_classes=10,
+        class_counts={
+            0: 178,
+            1: 182,
+            2: 177,
+            3: 183,
+            4: 181,
+            5: 182,
+            6: 181,
+            7: 179,
+            8: 174,
+            9: 180,
+        },
+        embedded=True,
+        format="scikit-learn",
+        description=(
+            "Optical recognition of handwritten digits (8x8 images, values 0-16), from "
+            "sklearn.datasets.load_digits. Labels: the digits 0-9."
+        ),
+    ),
+    "wine": DatasetInfo(
+        name="wine",
+        task="multiclass",
+        n_samples=178,
+        n_features=13,
+        n_classes=3,
+        class_counts={0: 59, 1: 71, 2: 48},
+        embedded=True,
+        format="scikit-learn",
+        description=(
+            "Wine recognition (13 chemical measurements), from sklearn.datasets.load_wine. "
+            "Labels: 0, 1, 2 (cultivars)."
+        ),
+    ),
+    "iris": DatasetInfo(
+        name="iris",
+        task="multiclass",
+        n_samples=150,
+        n_features=4,
+        n_classes=3,
+        class_counts={0: 50, 1: 50, 2: 50},
+        embedded=True,
+        format="scikit-learn",
+        description=(
+            "Fisher's iris (4 measurements), from sklearn.datasets.load_iris. Labels: 0, 1, 2 "
+            "(setosa, versicolor, virginica)."
+        ),
+    ),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Names and folders
+
+
+def _canonical_name(name):
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    key = name.strip().lower()
+    key = _ALIASES.get(key, key)
+    if key not in _INFOS:
+        raise ValueError(
+            f"Unknown dataset {name!r}. Valid names: {', '.join(DATASET_NAMES)} (read from "
+            f"data_home) and {', '.join(EMBEDDED_DATASETS)} (embedded in scikit-learn)."
+        )
+    return key
+
+
+def get_data_home(data_home=None):
+    """Return the folder that holds one sub-folder per dataset.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        Folder to use. If None, the environment variable ``SKPACBAYES_DATA`` is used when it is
+        set and not empty, else ``~/skpacbayes_data``. ``~`` is expanded. The folder is neither
+        created nor checked.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The resolved folder.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from skpacbayes.datasets import get_data_home
+    >>> get_data_home("/data/pacbayes") == Path("/data/pacbayes")
+    True
+    """
+    if data_home is None:
+        data_home = os.environ.get(DATA_HOME_ENV) or _DEFAULT_DATA_HOME
+    return Path(os.fspath(data_home)).expanduser()
+
+
+def dataset_info(name):
+    """Describe a dataset without loading it.
+
+    Parameters
+    ----------
+    name : str
+        A name from :data:`DATASET_NAMES` or :data:`EMBEDDED_DATASETS` (case-insensitive; the
+        reference tables' short names such as ``"haber"`` or ``"ttt"`` are accepted too).
+
+    Returns
+    -------
+    info : DatasetInfo
+        Task, expected shape and class counts, file names, format and description.
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown; the message lists the valid names.
+
+    Examples
+    --------
+    >>> from skpacbayes.datasets import dataset_info
+    >>> info = dataset_info("mnist")
+    >>> info.task, info.shape, info.n_classes
+    ('multiclass', (70000, 784), 10)
+    >>> info.files[0]
+    'train-images.idx3-ubyte.gz'
+    >>> dataset_info("iris").embedded
+    True
+    """
+    return _INFOS[_canonical_name(name)]
+
+
+def _find_layout(info, folder):
+    """Return the paths of the first layout whose files all exist, or None."""
+    for layout in info.layouts:
+        paths = tuple(folder / f for f in layout)
+        if all(p.is_file() for p in paths):
+            return paths
+    return None
+
+
+def available_datasets(data_home=None, *, include_embedded=False):
+    """List the reference datasets whose files are present under ``data_home``.
+
+    Only the presence of the files is checked, not their content.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        Folder holding one sub-folder per dataset; see :func:`get_data_home`.
+    include_embedded : bool, default=False
+        Whether to append the embedded scikit-learn datasets (always available).
+
+    Returns
+    -------
+    names : tuple of str
+        Available names, in the order of :data:`DATASET_NAMES` (then
+        :data:`EMBEDDED_DATASETS`).
+
+    Examples
+    --------
+    >>> from skpacbayes.datasets import available_datasets
+    >>> available_datasets("/nonexistent/folder")
+    ()
+    >>> available_datasets("/nonexistent/folder", include_embedded=True)
+    ('breast_cancer', 'digits', 'wine', 'iris')
+    """
+    home = get_data_home(data_home)
+    names = tuple(n for n in DATASET_NAMES if _find_layout(_INFOS[n], home / n) is not None)
+    if include_embedded:
+        names += EMBEDDED_DATASETS
+    return names
+
+
+def _missing_files_error(info, folder):
+    def describe(layout):
+        present = ", ".join(
+            f"{f!r}" + ("" if (folder / f).is_file() else " (missing)") for f in layout
+        )
+        return f"[{present}]"
+
+    where = f"folder {str(folder)!r}"
+    if not folder.is_dir():
+        where += " (which does not exist)"
+    layouts = " or ".join(describe(layout) for layout in info.layouts)
+    return FileNotFoundError(
+        f"Dataset {info.name!r}: files not found in {where}. Expected file(s): {layouts}. "
+        f"Put them in '<data_home>/{info.name}/' and pass data_home=... or set the "
+        f"{DATA_HOME_ENV} environment variable; nothing is downloaded."
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Checksums
+
+
+def _sha256(path, chunk_size=1 << 20):
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(chunk_size):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _verify(info, paths):
+    for path in paths:
+        key = f"{info.name}/{path.name}"
+        expected = _SHA256.get(key)
+        if expected is None:
+            warnings.warn(
+                f"Dataset {info.name!r}: no recorded sha256 for {path.name!r}; not verified.",
+                UserWarning,
+                stacklevel=3,
+            )
+            continue
+        actual = _sha256(path)
+        if actual != expected:
+            raise ValueError(
+                f"Dataset {info.name!r}: sha256 mismatch for {str(path)!r}: expected "
+                f"{expected}, got {actual}. The file is corrupted or a different version."
+            )
+
+
+# ---------------------------------------------------------------------------------------------
+# Readers
+
+
+def _integer_labels(y, name):
+    y = np.asarray(y)
+    if not np.all(np.isfinite(y)) or not np.array_equal(y, np.round(y)):
+        raise ValueError(f"Dataset {name!r}: labels are not integers.")
+    return y.astype(np.int64)
+
+
+def _load_libsvm(name, paths):
+    from sklearn.datasets import load_svmlight_files
+
+    loaded = load_svmlight_files(
+        [os.fspath(p) for p in paths],
+        n_features=_LIBSVM_N_FEATURES[name],
+        dtype=np.float64,
+        zero_based=False,
+    )
+    blocks_X, blocks_y = loaded[0::2], loaded[1::2]
+    X = np.vstack([b.toarray() for b in blocks_X]) if len(paths) > 1 else blocks_X[0].toarray()
+    y = _integer_labels(np.concatenate(blocks_y), name)
+    if len(paths) > 1:
+        n_train = blocks_X[0].shape[0]
+    else:
+        n_train = _N_TRAIN_COMBINED.get(f"{name}/{paths[0].name}")
+    return X, y, None, n_train
+
+
+def _read_csv(path, n_columns, name):
+    """Rows of a comma-separated UCI file as a (n, n_columns) str array; blank lines skipped."""
+    rows = []
+    with open(path, newline="", encoding="ascii") as fh:
+        for lineno, row in enumerate(csv.reader(fh), start=1):
+            fields = [v.strip() for v in row]
+            if not any(fields):
+                continue
+            if len(fields) != n_columns:
+                raise ValueError(
+                    f"Dataset {name!r}: line {lineno} of {str(path)!r} has {len(fields)} "
+                    f"fields, expected {n_columns}."
+                )
+            rows.append(fields)
+    return np.array(rows, dtype=str).reshape(-1, n_columns)
+
+
+def _one_hot(values, feature_names):
+    from sklearn.preprocessing import OneHotEncoder
+
+    encoder = OneHotEncoder(sparse_output=False, dtype=np.float64, categories="auto")
+    X = encoder.fit_transform(values)
+    return X, [str(f) for f in encoder.get_feature_names_out(list(feature_names))]
+
+
+def _load_haberman(name, paths):
+    raw = _read_csv(paths[0], 4, name)
+    try:
+        values = raw.astype(np.float64)
+    except ValueError as exc:
+        raise ValueError(f"Dataset {name!r}: non-numeric value in {str(paths[0])!r}.") from exc
+    return values[:, :3].copy(), _integer_labels(values[:, 3], name), list(_HABERMAN_FEATURES), None
+
+
+def _load_mushroom(name, paths):
+    raw = _read_csv(paths[0], 23, name)
+    X, feature_names = _one_hot(raw[:, 1:], _MUSHROOM_FEATURES)
+    return X, raw[:, 0].copy(), feature_names, None
+
+
+def _load_tictactoe(name, paths):
+    raw = _read_csv(paths[0], 10, name)
+    X, feature_names = _one_hot(raw[:, :9], _TICTACTOE_FEATURES)
+    return X, raw[:, 9].copy(), feature_names, None
+
+
+# IDX type codes (third byte of the magic number) -> big-endian NumPy dtype.
+_IDX_DTYPES = {
+    0x08: np.dtype(">u1"),
+    0x09: np.dtype(">i1"),
+    0x0B: np.dtype(">i2"),
+    0x0C: np.dtype(">i4"),
+    0x0D: np.dtype(">f4"),
+    0x0E: np.dtype(">f8"),
+}
+
+
+def _read_idx(path):
+    """Read a (possibly gzipped) IDX file into an array of its declared shape.
+
+    The header is two zero bytes, one type code, the number of dimensions ``d``, then ``d``
+    big-endian uint32 sizes; the data follow in C order.
+    """
+    path = Path(path)
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as fh:
+        content = fh.read()
+    if len(content) < 4 or content[0] != 0 or content[1] != 0:
+        raise ValueError(f"{str(path)!r} is not an IDX file (bad magic number).")
+    code, ndim = content[2], content[3]
+    if code not in _IDX_DTYPES:
+        raise ValueError(f"{str(path)!r}: unknown IDX type code 0x{code:02x}.")
+    header_size = 4 + 4 * ndim
+    if len(content) < header_size:
+        raise ValueError(f"{str(path)!r}: truncated IDX header.")
+    shape = tuple(int(s) for s in np.frombuffer(content, dtype=">u4", count=ndim, offset=4))
+    dtype = _IDX_DTYPES[code]
+    expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if len(content) - header_size != expected:
+        raise ValueError(
+            f"{str(path)!r}: IDX header announces shape {shape} ({expected} bytes of data) "
+            f"but the file holds {len(content) - header_size} bytes."
+        )
+    return np.frombuffer(content, dtype=dtype, offset=header_size).reshape(shape)
+
+
+def _load_idx_images(name, paths):
+    train_images, train_labels, test_images, test_labels = paths
+    parts = []
+    for images_path, labels_path in ((train_images, train_labels), (test_images, test_labels)):
+        images, labels = _read_idx(images_path), _read_idx(labels_path)
+        if images.ndim != 3 or labels.ndim != 1 or images.shape[0] != labels.shape[0]:
+            raise ValueError(
+                f"Dataset {name!r}: {images_path.name} has shape {images.shape} and "
+                f"{labels_path.name} shape {labels.shape}; expected (n, rows, cols) and (n,)."
+            )
+        parts.append((images, labels))
+    n_features = parts[0][0].shape[1] * parts[0][0].shape[2]
+    if parts[1][0].shape[1:] != parts[0][0].shape[1:]:
+        raise ValueError(f"Dataset {name!r}: training and test images differ in size.")
+    n_total = sum(p[0].shape[0] for p in parts)
+    X = np.empty((n_total, n_features), dtype=np.float32)
+    start = 0
+    for images, _ in parts:
+        stop = start + images.shape[0]
+        np.divide(images.reshape(images.shape[0], -1), np.float32(255), out=X[start:stop])
+        start = stop
+    y = np.concatenate([p[1] for p in parts]).astype(np.int64)
+    rows, cols = parts[0][0].shape[1:]
+    feature_names = [f"pixel_{r}_{c}" for r in range(rows) for c in range(cols)]
+    return X, y, feature_names, parts[0][0].shape[0]
+
+
+_LOADERS: dict[str, Callable] = {
+    "adult": _load_libsvm,
+    "codrna": _load_libsvm,
+    "haberman": _load_haberman,
+    "mushroom": _load_mushroom,
+    "phishing": _load_libsvm,
+    "svmguide1": _load_libsvm,
+    "tictactoe": _load_tictactoe,
+    "fashion_mnist": _load_idx_images,
+    "mnist": _load_idx_images,
+    "pendigits": _load_libsvm,
+    "protein": _load_libsvm,
+    "sensorless": _load_libsvm,
+}
+
+
+def _load_embedded(name):
+    from sklearn import datasets as skdatasets
+
+    bunch = getattr(skdatasets, f"load_{name}")()
+    X = np.ascontiguousarray(bunch.data, dtype=np.float64)
+    y = np.asarray(bunch.target, dtype=np.int64)
+    return X, y, [str(f) for f in bunch.feature_names], [str(t) for t in bunch.target_names]
+
+
+# ---------------------------------------------------------------------------------------------
+# Public loader
+
+
+def load_dataset(name, *, data_home=None, return_X_y=False, verify=False):
+    """Load a reference dataset from local files, or an embedded scikit-learn dataset.
+
+    Nothing is ever downloaded. The reference datasets are read from
+    ``data_home/<name>/`` in their original formats (LIBSVM, UCI CSV, gzipped IDX); see
+    :func:`dataset_info` for the exact file names of each.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`DATASET_NAMES` (``"adult"``, ``"codrna"``, ``"haberman"``,
+        ``"mushroom"``, ``"phishing"``, ``"svmguide1"``, ``"tictactoe"``, ``"fashion_mnist"``,
+        ``"mnist"``, ``"pendigits"``, ``"protein"``, ``"sensorless"``) or of
+        :data:`EMBEDDED_DATASETS` (``"breast_cancer"``, ``"digits"``, ``"wine"``, ``"iris"``).
+        Case-insensitive; the reference tables' short names (``"haber"``, ``"ttt"``,
+        ``"svmg"``, ``"mush"``, ``"phis"``, ``"pend"``, ``"sensor"``, ``"fashion"``) work too.
+    data_home : str or path-like, default=None
+        Folder holding one sub-folder per dataset. If None, the environment variable
+        ``SKPACBAYES_DATA`` is used when set, else ``~/skpacbayes_data``. Ignored for the
+        embedded datasets.
+    return_X_y : bool, default=False
+        If True, return ``(data, target)`` instead of a Bunch.
+    verify : bool, default=False
+        If True, check the sha256 of each file against the recorded value of the reference
+        copy before parsing it (files without a recorded value are reported with a
+        ``UserWarning``). Ignored for the embedded datasets.
+
+    Returns
+    -------
+    data : :class:`~sklearn.utils.Bunch`
+        Dictionary-like object with the keys:
+
+        data : ndarray of shape (n_samples, n_features)
+            Dense features: float64, or float32 in [0, 1] for ``mnist`` and ``fashion_mnist``.
+            The UCI categorical datasets (``mushroom``, ``tictactoe``) are one-hot encoded.
+        target : ndarray of shape (n_samples,)
+            Class labels as in the source: int64, or str for ``mushroom`` and ``tictactoe``.
+        feature_names : list of str or None
+            Column names where known (None for the LIBSVM datasets).
+        target_names : list of str or None
+            Readable class names, aligned with the sorted labels ``np.unique(target)``; None
+            where the source documents no meaning.
+        DESCR : str
+            Short description: source, shape, labels and preprocessing.
+        task : {"binary", "multiclass"}
+        n_classes : int
+        name : str
+            Canonical dataset name.
+        n_train : int or None
+            Number of leading rows that form the original training part, when the returned rows
+            concatenate an original train/test split (``svmguide1``, ``pendigits``, ``mnist``,
+            ``fashion_mnist``, ``protein``); None otherwise.
+        filenames : list of str
+            Files read (empty for embedded datasets).
+
+    (data, target) : tuple
+        If ``return_X_y`` is True.
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown (the message lists the valid names), a file is malformed, or a
+        checksum does not match.
+    FileNotFoundError
+        If the files are missing; the message names the dataset, the folder searched and the
+        expected file names.
+
+    Warns
+    -----
+    UserWarning
+        If the loaded shape differs from the expected one (:func:`dataset_info`), which usually
+        means a truncated or different version of the files.
+
+    Notes
+    -----
+    Per-dataset choices:
+
+    - ``adult`` (LIBSVM a9a, 123 binary features), ``phishing`` (68), ``svmguide1`` (4),
+      ``pendigits`` (16), ``codrna`` (8), ``protein`` (357) and ``sensorless`` (48) are read
+      with :func:`sklearn.datasets.load_svmlight_file` (one-based indices, fixed number of
+      features) and densified; labels are cast to int64 unchanged (-1/+1 for adult and codrna,
+      0/1 for phishing and svmguide1, 0-9 for pendigits, 0-2 for protein, 1-11 for sensorless).
+    - ``svmguide1`` and ``pendigits`` come as one file holding train then test rows; all rows
+      are returned. The split LIBSVM files (``svmguide1`` + ``svmguide1.t``,
+      ``pendigits`` + ``pendigits.t``) are accepted instead and concatenated in that order.
+    - ``codrna`` reads only the training file ``cod-rna`` (59535 rows, as in the reference
+      papers). ``protein`` concatenates ``protein`` and ``protein.t`` (24387 rows).
+    - ``haberman`` keeps its 3 numeric attributes and labels 1/2.
+    - ``mushroom`` and ``tictactoe`` are one-hot encoded with
+      :class:`~sklearn.preprocessing.OneHotEncoder` over the categories present in the file,
+      sorted (``mushroom``: 117 columns, ``?`` in stalk-root is a category of its own and the
+      constant veil-type column is kept; ``tictactoe``: 27 columns).
+    - ``mnist`` and ``fashion_mnist`` parse the gzipped IDX files (magic number and dimensions
+      checked), flatten the 28x28 images row by row and divide by 255 into float32; the 60000
+      training images come first, then the 10000 test images. MNIST's files are named
+      ``train-images.idx3-ubyte.gz``, Fashion-MNIST's ``train-images-idx3-ubyte.gz``; either
+      spelling is accepted for both.
+
+    Examples
+    --------
+    >>> from skpacbayes.datasets import load_dataset
+    >>> X, y = load_dataset("iris", return_X_y=True)
+    >>> X.shape, X.dtype, y[:3]
+    ((150, 4), dtype('float64'), array([0, 0, 0]))
+    >>> data = load_dataset("breast_cancer")
+    >>> data.task, data.n_classes, data.data.shape
+    ('binary', 2, (569, 30))
+    >>> data.target_names
+    ['malignant', 'benign']
+
+    A reference dataset reads its files from ``data_home`` (or ``$SKPACBAYES_DATA``)::
+
+        data = load_dataset("haberman", data_home="/path/to/datasets")
+    """
+    key = _canonical_name(name)
+    info = _INFOS[key]
+    if info.embedded:
+        X, y, feature_names, target_names = _load_embedded(key)
+        filenames, n_train = [], None
+    else:
+        folder = get_data_home(data_home) / key
+        paths = _find_layout(info, folder)
+        if paths is None:
+            raise _missing_files_error(info, folder)
+        if verify:
+            _verify(info, paths)
+        X, y, feature_names, n_train = _LOADERS[key](key, paths)
+        X = np.ascontiguousarray(X)
+        target_names = _TARGET_NAMES.get(key)
+        target_names = None if target_names is None else list(target_names)
+        filenames = [os.fspath(p) for p in paths]
+        if X.shape != info.shape:
+            warnings.warn(
+                f"Dataset {key!r}: loaded shape {X.shape} differs from the expected "
+                f"{info.shape}; the files may be truncated or a different version.",
+                UserWarning,
+                stacklevel=2,
+            )
+
+    if return_X_y:
+        return X, y
+    n_classes = int(np.unique(y).size)
+    descr = (
+        f"{info.name}: {info.description}\n"
+        f"Shape {X.shape[0]} x {X.shape[1]}, {n_classes} classes ({info.task}), "
+        f"format: {info.format}."
+    )
+    return Bunch(
+        data=X,
+        target=y,
+        feature_names=feature_names,
+        target_names=target_names,
+        DESCR=descr,
+        task=info.task,
+        n_classes=n_classes,
+        name=info.name,
+        n_train=n_train,
+        filenames=filenames,
+    )

@@ -1,0 +1,139 @@
+"""Visualising certificates: certified bound against test error.
+
+matplotlib is imported lazily, only when something is drawn.
+"""
+
+import numpy as np
+
+__all__ = ["BoundDisplay"]
+
+
+class BoundDisplay:
+    """Certified bound vs test error, one point (or error bar) per method.
+
+    Build it with :meth:`from_estimators` (fitted estimators and a test set)
+    or :meth:`from_results` (rows of :func:`skpacbayes.benchmark.compare`),
+    then :meth:`plot`. Points below the diagonal would be bounds smaller than
+    the test error: they should not happen (up to test-set noise).
+
+    Parameters
+    ----------
+    names : list of str
+        Label of each point.
+    bounds, test_errors : array-like of shape (n_points,)
+        Mean certified bound and mean test error.
+    bound_stds, test_stds : array-like of shape (n_points,), optional
+        Standard deviations (error bars).
+    title : str, optional
+
+    Attributes
+    ----------
+    ax_ : matplotlib Axes
+    figure_ : matplotlib Figure
+
+    Examples
+    --------
+    >>> from skpacbayes.plotting import BoundDisplay
+    >>> disp = BoundDisplay(["FO", "Part"], [0.3, 0.2], [0.1, 0.12]).plot()
+    >>> len(disp.ax_.collections) > 0
+    True
+    """
+
+    def __init__(self, names, bounds, test_errors, bound_stds=None, test_stds=None, title=None):
+        self.names = list(names)
+        self.bounds = np.asarray(bounds, dtype=float)
+        self.test_errors = np.asarray(test_errors, dtype=float)
+        self.bound_stds = None if bound_stds is None else np.asarray(bound_stds, dtype=float)
+        self.test_stds = None if test_stds is None else np.asarray(test_stds, dtype=float)
+        self.title = title
+
+    @classmethod
+    def from_estimators(cls, estimators, X_test, y_test, names=None, ax=None, title=None):
+        """Plot fitted skpacbayes estimators evaluated on a test set.
+
+        Parameters
+        ----------
+        estimators : list of fitted estimators
+            Each must have ``bound_``.
+        X_test, y_test : array-like
+            Held-out data.
+        names : list of str, optional
+            Defaults to the class names with the posterior family.
+        ax : matplotlib Axes, optional
+        title : str, optional
+
+        Returns
+        -------
+        BoundDisplay
+        """
+        if names is None:
+            names = [
+                f"{type(e).__name__.replace('BoundClassifier', '')}/{getattr(e, 'posterior', '')}"
+                for e in estimators
+            ]
+        bounds = [e.bound_ for e in estimators]
+        errors = [float(np.mean(e.predict(X_test) != np.asarray(y_test))) for e in estimators]
+        return cls(names, bounds, errors, title=title).plot(ax=ax)
+
+    @classmethod
+    def from_results(cls, rows, posterior="best", ax=None, title=None):
+        """Plot benchmark rows (mean and std over seeds per method).
+
+        Parameters
+        ----------
+        rows : list of dict
+            Rows of a :class:`skpacbayes.benchmark.CompareResult`.
+        posterior : str, default="best"
+            Which rows to show (a family name or "best").
+        ax : matplotlib Axes, optional
+        title : str, optional
+
+        Returns
+        -------
+        BoundDisplay
+        """
+        sel = [r for r in rows if r["posterior"] == posterior]
+        methods = list(dict.fromkeys(r["method"] for r in sel))
+        stats = []
+        for m in methods:
+            b = np.array([r["bound"] for r in sel if r["method"] == m])
+            t = np.array([r["test_error"] for r in sel if r["method"] == m])
+            stats.append((b.mean(), t.mean(), b.std(), t.std()))
+        b, t, bs, ts = (np.array(col) for col in zip(*stats, strict=True)) if stats else ([],) * 4
+        return cls(methods, b, t, bs, ts, title=title).plot(ax=ax)
+
+    def plot(self, ax=None):
+        """Draw the points, their error bars and the diagonal.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Created if None.
+
+        Returns
+        -------
+        self : BoundDisplay
+        """
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5.5, 4.5))
+        ax.errorbar(
+            self.test_errors, self.bounds, xerr=self.test_stds, yerr=self.bound_stds,
+            fmt="none", ecolor="0.6", elinewidth=1, capsize=2,
+        )
+        ax.scatter(self.test_errors, self.bounds, zorder=3)
+        for name, x, y in zip(self.names, self.test_errors, self.bounds, strict=True):
+            ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+        top = float(max(np.max(self.bounds, initial=0.0), np.max(self.test_errors, initial=0.0)))
+        top = min(1.0, 1.05 * top + 0.02)
+        ax.plot([0, top], [0, top], ls="--", color="0.7", lw=1, label="bound = test error")
+        ax.set_xlim(0, top)
+        ax.set_ylim(0, top)
+        ax.set_xlabel("test error")
+        ax.set_ylabel("certified bound")
+        if self.title:
+            ax.set_title(self.title)
+        ax.legend(loc="lower right", fontsize=8)
+        self.ax_, self.figure_ = ax, ax.figure
+        return self

@@ -1,0 +1,69 @@
+"""scikit-learn's estimator checks on every estimator (fast settings).
+
+Expected failures, with their reasons, live in ``EXPECTED_FAILURES``
+(ideally empty).
+"""
+
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skpacbayes import (
+    BinomialBoundClassifier,
+    CBoundClassifier,
+    FirstOrderBoundClassifier,
+    MarginBoundClassifier,
+    PartitionBoundClassifier,
+    SecondOrderBoundClassifier,
+    VCDimBoundClassifier,
+)
+from skpacbayes.model_selection import BoundSelectionClassifier
+from skpacbayes.voters import SplitForest
+
+FAST = {"max_epochs": 3, "random_state": 0}
+
+
+def _estimators():
+    forest = SplitForest(n_estimators=10)
+    yield FirstOrderBoundClassifier(**FAST)
+    yield FirstOrderBoundClassifier(posterior="gaussian", **FAST)
+    yield SecondOrderBoundClassifier(voters=forest, **FAST)
+    yield BinomialBoundClassifier(n_draws=3, **FAST)
+    yield CBoundClassifier(**FAST)
+    yield VCDimBoundClassifier(**FAST)
+    yield PartitionBoundClassifier(**FAST)
+    yield PartitionBoundClassifier(posterior="dirichlet", voters=forest, **FAST)
+    yield MarginBoundClassifier(**FAST)
+    yield BoundSelectionClassifier(
+        [FirstOrderBoundClassifier(**FAST), FirstOrderBoundClassifier(posterior="gaussian", **FAST)]
+    )
+
+
+# (estimator class name, check name) -> reason
+EXPECTED_FAILURES = {}
+
+
+def _expected_failed_checks(estimator):
+    return {
+        check: reason
+        for (name, check), reason in EXPECTED_FAILURES.items()
+        if name == type(estimator).__name__
+    }
+
+
+@parametrize_with_checks(list(_estimators()), expected_failed_checks=_expected_failed_checks)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+def test_every_public_estimator_is_checked():
+    import skpacbayes
+
+    checked = {type(e).__name__ for e in _estimators()}
+    public = {
+        name
+        for name in skpacbayes.__all__
+        if name.endswith("Classifier") and name != "MajorityVoteClassifier"
+    }
+    missing = public - checked
+    assert not missing, f"not run through check_estimator: {missing}"
+    pytest.importorskip("sklearn")
