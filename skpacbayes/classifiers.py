@@ -511,6 +511,12 @@ early_stopping_patience, device, random_state, verbose, n_jobs
 
         return first_order_bound(stats["gibbs"], kl, m, delta, weights=weights)
 
+    def _training_objective(self, stats, kl, m, weights, delta):
+        # the bound without its clipping at 1 (whose gradient vanishes)
+        from skpacbayes.bounds import pac_bayes_upper
+
+        return 2 * pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+
 
 class SecondOrderBoundClassifier(MajorityVoteClassifier):
     """Majority vote certified by the second-order (tandem) bound.
@@ -550,6 +556,11 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         from skpacbayes.bounds import second_order_bound
 
         return second_order_bound(stats["tandem"], kl, m, delta, weights=weights)
+
+    def _training_objective(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import pac_bayes_upper
+
+        return 4 * pac_bayes_upper(stats["tandem"], 2 * kl, m, delta, weights=weights)
 
 
 class BinomialBoundClassifier(MajorityVoteClassifier):
@@ -633,6 +644,11 @@ early_stopping_patience, device, random_state, verbose, n_jobs
 
         return binomial_bound(stats["binomial"], kl, m, delta, self.n_draws, weights=weights)
 
+    def _training_objective(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import pac_bayes_upper
+
+        return 2 * pac_bayes_upper(stats["binomial"], self.n_draws * kl, m, delta, weights=weights)
+
 
 class CBoundClassifier(MajorityVoteClassifier):
     """Binary majority vote certified by the C-bound (PAC-Bound 1, SPEC 3.3).
@@ -686,6 +702,15 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         from skpacbayes.bounds import cbound_bound
 
         return cbound_bound(stats["gibbs"], stats["disagreement"], kl, m, delta, weights=weights)
+
+    def _training_objective(self, stats, kl, m, weights, delta):
+        # where the Gibbs bound is >= 1/2 the C-bound is flat at 1: descend the Gibbs bound
+        from skpacbayes.bounds import pac_bayes_upper
+
+        g_up = pac_bayes_upper(stats["gibbs"], kl, m, delta / 2, weights=weights)
+        if float(g_up) >= 0.5:
+            return 1 + g_up
+        return self._bound_value(stats, kl, m, weights, delta)
 
 
 class VCDimBoundClassifier(MajorityVoteClassifier):

@@ -1,0 +1,56 @@
+"""PAC-Bayes and deterministic-risk bounds for weighted majority votes.
+
+Every function is written once in torch and follows one calling convention: arguments may be
+Python numbers, NumPy arrays or torch tensors; if a statistic argument is a tensor the result
+is a tensor of the same dtype and device (differentiable, for training objectives), otherwise
+the computation runs in float64 on CPU and returns a Python float (or a NumPy array for
+elementwise functions on arrays), for certificates. Invalid arguments raise ``ValueError``;
+checks on tensors that require grad are skipped (training hot path).
+
+The mathematics (and every correction to the source paper) is in the project's SPEC,
+sections 3 and 4.
+"""
+
+from ._binomial import binomial_tail
+from ._cbound_pb2 import cbound_pb2
+from ._deterministic import (
+    binomial_bound,
+    cbound_bound,
+    first_order_bound,
+    margin_bound,
+    partition_bound,
+    second_order_bound,
+    single_hypothesis_triple_bound,
+    triple_bound,
+    vc_bound,
+)
+from ._kl import kl, kl_inv_lower, kl_inv_upper
+from ._pacbayes import (
+    cross_bound,
+    occam_bound,
+    pac_bayes_lower,
+    pac_bayes_upper,
+    seeger_epsilon,
+)
+
+__all__ = [
+    "kl",
+    "kl_inv_upper",
+    "kl_inv_lower",
+    "seeger_epsilon",
+    "pac_bayes_upper",
+    "pac_bayes_lower",
+    "cross_bound",
+    "occam_bound",
+    "binomial_tail",
+    "first_order_bound",
+    "second_order_bound",
+    "binomial_bound",
+    "cbound_bound",
+    "cbound_pb2",
+    "vc_bound",
+    "triple_bound",
+    "partition_bound",
+    "single_hypothesis_triple_bound",
+    "margin_bound",
+]

@@ -1,0 +1,413 @@
+"""Bounds on the risk of the deterministic majority vote (SPEC 3.3, 3.6, 4.2, 4.5, 4.6).
+
+All of them forward ``(kl, m, delta, weights)`` to the statement X of SPEC 3.6
+(:func:`~skpacbayes.bounds.pac_bayes_upper`), so they work for one sample (scalars) and for
+split voters (one entry per half). All values are clipped to [0, 1].
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ._kl import _kl_inv
+from ._pacbayes import _pac_bayes, _seeger_eps
+from ._validation import check_stat_tensor, dual
+
+__all__ = [
+    "first_order_bound",
+    "second_order_bound",
+    "binomial_bound",
+    "cbound_bound",
+    "vc_bound",
+    "triple_bound",
+    "partition_bound",
+    "single_hypothesis_triple_bound",
+    "margin_bound",
+]
+
+_TAIL = {"kl": "nonneg", "m": "m", "delta": "delta", "weights": "weights"}
+
+
+def _clip01(x):
+    return x.clamp(0, 1)
+
+
+@dual(gibbs="stat", **_TAIL)
+def first_order_bound(gibbs, kl, m, delta, weights=None):
+    """First-order ("factor 2") bound on the deterministic risk.
+
+    Parameters
+    ----------
+    gibbs : float, sequence or torch.Tensor
+        Empirical Gibbs risk ``mean r`` (one entry per half for split voters).
+    kl, m, delta, weights
+        As in :func:`pac_bayes_upper`.
+
+    Returns
+    -------
+    float or torch.Tensor
+        ``min(1, 2 X(gibbs, KL))``.
+
+    Notes
+    -----
+    SPEC 3.3 and 3.6. Needs (F1): the deployed vote errs only where ``r >= 1/2``, so
+    ``L_D(h) <= 2 G_D(Q)``. Holds with probability ``>= 1 - delta``.
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import first_order_bound
+    >>> round(first_order_bound(0.1682, 0.11704908020409909, 1000, 0.05), 10)
+    0.4327229016
+    """
+    return _clip01(2 * _pac_bayes(gibbs, kl, m, delta, weights, True))
+
+
+@dual(tandem="stat", **_TAIL)
+def second_order_bound(tandem, kl, m, delta, weights=None):
+    """Second-order (tandem) bound on the deterministic risk.
+
+    Parameters
+    ----------
+    tandem : float, sequence or torch.Tensor
+        Empirical tandem risk ``mean r^2`` (per half: ``mean r_i^2`` on half ``i``).
+    kl : float, sequence or torch.Tensor
+        ``KL(Q||P)`` (the statement uses ``2 KL``).
+    m, delta, weights
+        As in :func:`pac_bayes_upper`.
+
+    Returns
+    -------
+    float or torch.Tensor
+        ``min(1, 4 X(tandem, 2 KL))``.
+
+    Notes
+    -----
+    SPEC 3.3 and 3.6: by (F1), ``1{h errs} <= 4 r^2``; the tandem loss is a loss of two
+    independent draws, hence ``2 KL``. Holds with probability ``>= 1 - delta``.
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import second_order_bound
+    >>> round(second_order_bound(0.093063, 0.11704908020409909, 1000, 0.05), 10)
+    0.5292576572
+    """
+    return _clip01(4 * _pac_bayes(tandem, 2 * kl, m, delta, weights, True))
+
+
+@dual(binomial_risk="stat", n_draws="int>=1", **_TAIL)
+def binomial_bound(binomial_risk, kl, m, delta, n_draws, weights=None):
+    """Binomial bound with ``N`` draws on the deterministic risk.
+
+    Parameters
+    ----------
+    binomial_risk : float, sequence or torch.Tensor
+        Empirical mean of :func:`binomial_tail` ``(r, N)`` (one entry per half).
+    kl : float, sequence or torch.Tensor
+        ``KL(Q||P)`` (the statement uses ``N KL``).
+    m, delta
+        As in :func:`pac_bayes_upper`.
+    n_draws : int
+        ``N``, fixed before seeing the sample.
+    weights : sequence, optional
+        Half weights. For two halves and ``N >= 3`` they must be exactly ``(1/2, 1/2)``.
+
+    Returns
+    -------
+    float or torch.Tensor
+        ``min(1, 2 X(binomial_risk, N KL))``.
+
+    Notes
+    -----
+    SPEC 3.3 (corrected form: ``P(Bin(N, r) >= ceil(N/2))``, ``2 R_N`` bounds the risk because
+    ``P(Bin(N, 1/2) >= ceil(N/2)) >= 1/2``) and SPEC 3.6: for split voters the factor 2 is
+    only valid with ``alpha = 1/2`` when ``N >= 3`` (any weights for ``N`` in {1, 2}); more
+    than two halves are refused for ``N >= 3``.
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import binomial_bound
+    >>> round(binomial_bound(0.14754944, 0.11704908020409909, 1000, 0.05, 3), 10)
+    0.3887607027
+    """
+    h = max(t.numel() for t in (binomial_risk, kl, m))
+    if h > 1 and n_draws >= 3:
+        if h != 2:
+            raise ValueError("binomial_bound with N >= 3 supports one sample or two halves only")
+        if weights is not None and not bool((weights.detach() == 0.5).all()):
+            raise ValueError(
+                "for two halves and n_draws >= 3 the weights must be exactly (1/2, 1/2), "
+                "fixed in advance (SPEC 3.6)"
+            )
+    return _clip01(2 * _pac_bayes(binomial_risk, n_draws * kl, m, delta, weights, True))
+
+
+@dual(gibbs="stat", disagreement="stat", **_TAIL)
+def cbound_bound(gibbs, disagreement, kl, m, delta, weights=None):
+    """C-bound PB1 (Chebyshev-Cantelli) on the deterministic risk.
+
+    Parameters
+    ----------
+    gibbs : float, sequence or torch.Tensor
+        Empirical Gibbs risk ``mean r`` (one entry per half).
+    disagreement : float, sequence or torch.Tensor
+        Empirical ``mean 2 r (1 - r)`` (one entry per half).
+    kl, m, delta, weights
+        As in :func:`pac_bayes_upper`.
+
+    Returns
+    -------
+    float or torch.Tensor
+        1 if ``G_up >= 1/2``, else ``min(1, 1 - (1 - 2 G_up)^2 / (1 - 2 d_low))`` with
+        ``G_up = X(gibbs, KL, delta/2)`` and ``d_low = X_lower(disagreement, 2 KL, delta/2)``.
+
+    Notes
+    -----
+    SPEC 3.3 (PB1) and 3.6. One sample: two statements at ``delta / 2``, i.e.
+    ``ln(4 sqrt(m) / delta)``; two halves: four statements at ``delta / 4``. The value is
+    increasing in ``G`` and decreasing in ``d``. As a safe-side guard, ``d_low`` is capped at
+    ``2 G_up (1 - G_up)``: on the good event the true disagreement is below it (Jensen), so
+    the cap only lowers a lower bound, and it keeps the value in [0, 1].
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import cbound_bound
+    >>> round(cbound_bound(0.1682, 0.150274, 0.11704908020409909, 1000, 0.05), 10)
+    0.5956804575
+    """
+    g_up = _pac_bayes(gibbs, kl, m, delta / 2, weights, True)
+    d_low = _pac_bayes(disagreement, 2 * kl, m, delta / 2, weights, False)
+    d_low = torch.minimum(d_low, 2 * g_up * (1 - g_up))
+    ok = g_up < 0.5
+    denom = torch.where(ok, 1 - 2 * d_low, torch.ones_like(d_low))
+    value = 1 - (1 - 2 * g_up) ** 2 / denom
+    return _clip01(torch.where(ok, value, torch.ones_like(value)))
+
+
+@dual(det_risk="stat", n_voters="int>=1", m="m", delta="delta")
+def vc_bound(det_risk, n_voters, m, delta):
+    """VC-dimension bound for a weighted vote of ``n`` fixed binary voters (no PAC-Bayes).
+
+    Parameters
+    ----------
+    det_risk : float or torch.Tensor
+        Empirical risk of the deterministic vote.
+    n_voters : int
+        ``v = n``, the VC dimension of weighted votes of ``n`` voters.
+    m : int or float
+        Sample size.
+    delta : float
+        Confidence parameter in (0, 1].
+
+    Returns
+    -------
+    float or torch.Tensor
+        ``min(1, det_risk + sqrt((v (ln(2m/v) + 1) + ln(4/delta)) / m))``; 1 if ``v >= m``.
+
+    Notes
+    -----
+    SPEC 3.3. For multi-class votes ``v = n`` is the paper's choice, not a justified
+    dimension (SPEC 7, item 21).
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import vc_bound
+    >>> round(vc_bound(0.105, 5, 1000, 0.05), 10)
+    0.3033414968
+    """
+    v = float(n_voters)
+    complexity = (v * (torch.log(2 * m / v) + 1) + torch.log(4 / delta)) / m
+    value = det_risk + torch.sqrt(complexity.clamp_min(0))
+    return _clip01(torch.where(m <= v, torch.ones_like(value), value))
+
+
+def _triple(l_up, b_tilde, c_tilde):
+    ok = c_tilde > b_tilde
+    denom = torch.where(ok, c_tilde - b_tilde, torch.ones_like(c_tilde))
+    value = _clip01((l_up - b_tilde) / denom)
+    return torch.where(ok, value, torch.ones_like(value))
+
+
+@dual(l_up="stat", b_tilde="stat", c_tilde="stat")
+def triple_bound(l_up, b_tilde, c_tilde):
+    """Triple bound ``(Lup - b~) / (c~ - b~)`` on the deterministic risk.
+
+    Parameters
+    ----------
+    l_up : float or torch.Tensor
+        Valid upper bound on the Gibbs risk ``G_D(Q)``.
+    b_tilde, c_tilde : float or torch.Tensor
+        Certified, distribution-free lower bounds on ``b = E[r | h correct]`` and
+        ``c = E[r | h errs]``.
+
+    Returns
+    -------
+    float or torch.Tensor
+        1 if not ``c~ > b~``, else ``min(1, max(0, (Lup - b~) / (c~ - b~)))``.
+
+    Notes
+    -----
+    SPEC 4.2 (corrected corollary): a single probabilistic statement (the one behind
+    ``Lup``); no union bound for ``b~`` and ``c~``, which must never be over-estimated.
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import triple_bound
+    >>> round(triple_bound(0.2, 0.0, 0.5), 12)
+    0.4
+    >>> triple_bound(0.2, 0.5, 0.5)
+    1.0
+    """
+    return _triple(l_up, b_tilde, c_tilde)
+
+
+@dual(gibbs="stat", b_tilde="stat", c_tilde="stat", **_TAIL)
+def partition_bound(gibbs, kl, m, delta, b_tilde, c_tilde, weights=None):
+    """Partition bound: the triple bound with ``Lup = X(gibbs, KL)``.
+
+    Parameters
+    ----------
+    gibbs : float, sequence or torch.Tensor
+        Empirical Gibbs risk (one entry per half for split voters).
+    kl, m, delta
+        As in :func:`pac_bayes_upper`.
+    b_tilde, c_tilde : float or torch.Tensor
+        Certified lower bounds of SPEC 4.3/4.4 (or of the two-set scan of SPEC 3.6).
+    weights : sequence, optional
+        Half weights, as in :func:`pac_bayes_upper`.
+
+    Returns
+    -------
+    float or torch.Tensor
+        ``triple_bound(pac_bayes_upper(gibbs, kl, m, delta, weights), b~, c~)``.
+
+    Notes
+    -----
+    SPEC 4.5 (one sample) and 3.6 (halves). Holds with probability ``>= 1 - delta`` for all
+    posteriors simultaneously, provided ``b~``, ``c~`` are deterministic certified lower
+    bounds for the deployed classifier.
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import partition_bound
+    >>> round(partition_bound(0.1682, 0.11704908020409909, 1000, 0.05, 0.0, 0.53), 10)
+    0.4082291525
+    """
+    return _triple(_pac_bayes(gibbs, kl, m, delta, weights, True), b_tilde, c_tilde)
+
+
+@dual(
+    gibbs="stat",
+    b_hat="any",
+    c_hat="any",
+    kl="nonneg",
+    m="m",
+    m0="count0",
+    m1="count0",
+    deltas="deltas",
+)
+def single_hypothesis_triple_bound(gibbs, b_hat, c_hat, kl, m, m0, m1, deltas):
+    """Triple bound for a hypothesis ``h`` fixed before the sample (conditional PAC-Bayes).
+
+    Parameters
+    ----------
+    gibbs : float or torch.Tensor
+        Empirical Gibbs risk on all ``m`` examples.
+    b_hat, c_hat : float or torch.Tensor
+        Mean of ``r`` over the ``m0`` examples ``h`` classifies correctly, and over the ``m1``
+        examples it misclassifies (ignored, may be NaN, when the count is 0).
+    kl : float or torch.Tensor
+        ``KL(Q||P)``.
+    m : int
+        Sample size (``m0 + m1``).
+    m0, m1 : int
+        Number of examples with ``ldet_h = 0`` and ``ldet_h = 1``.
+    deltas : sequence of 3 floats
+        ``(delta1, delta2, delta3)`` in (0, 1], total confidence ``1 - sum(deltas)``.
+
+    Returns
+    -------
+    float or torch.Tensor
+        ``triple_bound(Lup, b~, c~)`` with ``Lup = kl_inv_upper(G, (KL + ln(2 sqrt(m)/d1))/m)``,
+        ``b~ = kl_inv_lower(b_hat, (KL + ln(2 sqrt(m)/d2))/m0)`` (0 if ``m0 = 0``) and
+        ``c~ = kl_inv_lower(c_hat, (KL + ln(2 sqrt(m)/d3))/m1)`` (0 if ``m1 = 0``).
+
+    Notes
+    -----
+    SPEC 3.4 and 4.6 (three statements, union bound). Only valid for ``h`` independent of
+    the sample (never for ``h = h_Q`` with ``Q`` trained on it).
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import single_hypothesis_triple_bound
+    >>> d = 0.05 / 3
+    >>> v = single_hypothesis_triple_bound(0.2, 0.1, 0.6, 2.0, 1000, 800, 200, (d, d, d))
+    >>> round(v, 10)
+    0.5300221967
+    """
+    if deltas.numel() != 3:
+        raise ValueError(f"deltas must hold 3 values (delta1, delta2, delta3), got {deltas}")
+    if not bool(m0 + m1 == m):
+        raise ValueError(f"m0 + m1 must equal m, got {float(m0)} + {float(m1)} != {float(m)}")
+    has0, has1 = m0 > 0, m1 > 0
+    b_hat = torch.where(has0, b_hat, torch.zeros_like(b_hat))
+    c_hat = torch.where(has1, c_hat, torch.zeros_like(c_hat))
+    check_stat_tensor("b_hat", b_hat)
+    check_stat_tensor("c_hat", c_hat)
+    log_term = kl + math.log(2.0) + 0.5 * torch.log(m)
+    l_up = _kl_inv(gibbs, (log_term - torch.log(deltas[0])) / m, True)
+    # m0 = 0 (m1 = 0) gives an infinite budget, hence the trivial lower bound 0.
+    b_tilde = _kl_inv(b_hat, (log_term - torch.log(deltas[1])) / m0, False)
+    c_tilde = _kl_inv(c_hat, (log_term - torch.log(deltas[2])) / m1, False)
+    return _triple(l_up, b_tilde, c_tilde)
+
+
+@dual(
+    margin_error="stat",
+    gamma="nonneg_finite",
+    concentration="positive",
+    kl="nonneg",
+    m="m",
+    delta="delta",
+)
+def margin_bound(margin_error, gamma, concentration, kl, m, delta):
+    """Dirichlet margin bound of Biggs, Zantedeschi & Guedj (2022) for one margin ``gamma``.
+
+    Parameters
+    ----------
+    margin_error : float or torch.Tensor
+        Empirical rate of examples whose deterministic (mean-vote) margin is at most
+        ``gamma``.
+    gamma : float or torch.Tensor
+        Margin ``>= 0``.
+    concentration : float or torch.Tensor
+        ``K = sum(alpha) > 0`` of the Dirichlet posterior.
+    kl : float or torch.Tensor
+        ``KL(Q||P)`` of the Dirichlet posterior.
+    m : int or float
+        Sample size.
+    delta : float
+        Confidence parameter in (0, 1] for this ``gamma``.
+
+    Returns
+    -------
+    float or torch.Tensor
+        ``min(1, kl_inv_upper(min(1, margin_error + t), seeger_epsilon(kl, m, delta)) + t)``
+        with ``t = exp(-(K + 1) gamma^2)``.
+
+    Notes
+    -----
+    Biggs, Zantedeschi and Guedj, "On Margins and Generalisation for Voting Classifiers",
+    NeurIPS 2022 (deterministic Dirichlet bound). The caller must split ``delta`` over the
+    grid of ``gamma`` values it optimises over (SPEC 6, rule 3).
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import margin_bound
+    >>> round(margin_bound(0.1, 0.2, 200.0, 3.0, 1000, 0.05), 6)
+    0.148752
+    """
+    t = torch.exp(-(concentration + 1) * gamma**2)
+    stat = (margin_error + t).clamp_max(1)
+    return _clip01(_kl_inv(stat, _seeger_eps(kl, m, delta), True) + t)

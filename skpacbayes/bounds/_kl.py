@@ -1,0 +1,257 @@
+"""Binary kl divergence and its two inverses (SPEC 3.1), with implicit-function gradients."""
+
+from __future__ import annotations
+
+import torch
+
+from ._validation import dual
+
+__all__ = ["kl", "kl_inv_upper", "kl_inv_lower"]
+
+_MAX_ITER = 200
+
+
+def _kl(q: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    """Binary kl(q || p) on tensors, no checks; 0 ln 0 = 0, clamped at >= 0, differentiable.
+
+    Each of the two terms is evaluated in the form that is accurate where it is used: near
+    ``p = q`` as ``-q log1p((p-q)/q)`` and ``(1-q) log1p((p-q)/(1-p))`` (exact arguments, so
+    the first-order cancellation costs a relative error ~ u / |p - q|, which matters in
+    float32), and otherwise as differences of logarithms, which keep full relative accuracy
+    when ``p`` is far below ``q`` (lower inverses) or near 1.
+    """
+    q, p = torch.broadcast_tensors(q, p)
+    x = p - q
+    one, zero = torch.ones_like(q), torch.zeros_like(q)
+
+    def pick(mask, value, fill):  # safe substitute where a branch is discarded (NaN-free grads)
+        return torch.where(mask, value, fill)
+
+    # q ln(q / p)
+    pos = q > 0
+    near = pos & (x.abs() <= 0.5 * q)
+    far = pos & ~near
+    qn, xn = pick(near, q, one), pick(near, x, zero)
+    qf, pf = pick(far, q, one), pick(far, p, one)
+    first = torch.where(
+        near, -qn * torch.log1p(xn / qn), torch.where(far, qf * (qf.log() - pf.log()), zero)
+    )
+    # (1 - q) ln((1 - q) / (1 - p))
+    below = q < 1
+    near = below & (x.abs() <= 0.5 * (1 - p))
+    far = below & ~near
+    qn, pn, xn = pick(near, q, zero), pick(near, p, zero), pick(near, x, zero)
+    qf, pf = pick(far, q, zero), pick(far, p, zero)
+    second = torch.where(
+        near,
+        (1 - qn) * torch.log1p(xn / (1 - pn)),
+        torch.where(far, (1 - qf) * (torch.log1p(-qf) - torch.log1p(-pf)), zero),
+    )
+    return (first + second).clamp_min(0)
+
+
+_SECTIONS = 64
+
+
+def _bisect(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
+    """Multi-section search for kl(q || p) = eps on [q, 1] (upper) or [0, q] (lower).
+
+    Each step evaluates kl at ``_SECTIONS - 1`` interior points of the current bracket in one
+    vectorised call and keeps the sub-interval containing the root (kl(q || .) is monotone on
+    each side of q), so the bracket shrinks 64-fold per step instead of 2-fold: about 10 steps
+    reach float64 resolution. It stops when no grid point lies strictly inside any bracket and
+    returns the CONSERVATIVE end (upper: hi, lower: lo), exactly as a bisection would.
+    """
+    with torch.no_grad():
+        if upper:
+            lo, hi = q.clone(), torch.ones_like(q)
+        else:
+            lo, hi = torch.zeros_like(q), q.clone()
+        frac = torch.arange(1, _SECTIONS, dtype=q.dtype, device=q.device) / _SECTIONS
+        qg, eg = q.unsqueeze(-1), eps.unsqueeze(-1)
+        for _ in range(_MAX_ITER):
+            grid = lo.unsqueeze(-1) + (hi - lo).unsqueeze(-1) * frac  # monotone in frac
+            strictly = (grid > lo.unsqueeze(-1)) & (grid < hi.unsqueeze(-1))
+            if not bool(strictly.any()):
+                break  # the bracket stopped shrinking everywhere
+            inside = _kl(qg, grid) <= eg  # a prefix (upper) / a suffix (lower) of the grid
+            count = inside.sum(-1, keepdim=True)
+            if upper:  # inside <=> p <= root: lo = last inside point, hi = first outside point
+                new_lo = torch.where(
+                    count > 0, grid.gather(-1, (count - 1).clamp_min(0)), lo.unsqueeze(-1)
+                )
+                new_hi = torch.where(
+                    count < _SECTIONS - 1,
+                    grid.gather(-1, count.clamp_max(_SECTIONS - 2)),
+                    hi.unsqueeze(-1),
+                )
+            else:  # inside <=> p >= root: outside points come first
+                first = (_SECTIONS - 1) - count  # index of the first inside point
+                new_hi = torch.where(
+                    count > 0, grid.gather(-1, first.clamp_max(_SECTIONS - 2)), hi.unsqueeze(-1)
+                )
+                new_lo = torch.where(
+                    first > 0, grid.gather(-1, (first - 1).clamp_min(0)), lo.unsqueeze(-1)
+                )
+            lo, hi = new_lo.squeeze(-1), new_hi.squeeze(-1)
+        return hi if upper else lo
+
+
+def _solve(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
+    """Exact edge cases of SPEC 3.1 around the bisection."""
+    with torch.no_grad():
+        p = _bisect(q, eps, upper)
+        one, zero = torch.ones_like(p), torch.zeros_like(p)
+        if upper:
+            p = torch.where(q >= 1, one, p)
+            p = torch.where(q <= 0, -torch.expm1(-eps), p)
+            p = torch.where(torch.isinf(eps), one, p)
+        else:
+            p = torch.where(q <= 0, zero, p)
+            p = torch.where(q >= 1, torch.exp(-eps), p)
+            p = torch.where(torch.isinf(eps), zero, p)
+        return torch.where(eps == 0, q, p)
+
+
+class _KLInverse(torch.autograd.Function):
+    """p(q, eps) solving kl(q || p) = eps; gradient from the implicit function theorem."""
+
+    @staticmethod
+    def forward(ctx, q, eps, upper):
+        p = _solve(q, eps, upper)
+        ctx.save_for_backward(q, eps, p)
+        return p
+
+    @staticmethod
+    def backward(ctx, grad_p):
+        q, eps, p = ctx.saved_tensors
+        tiny = torch.finfo(p.dtype).tiny
+        # Interior: 0 < p < 1 and p != q, where both partial derivatives of kl are finite.
+        interior = (p > 0) & (p < 1) & (p != q)
+        half = torch.full_like(p, 0.5)
+        p_s = torch.where(interior, p, half)
+        q_s = torch.where(interior, q, torch.full_like(q, 0.25))
+        # d kl / d p = (p - q) / (p (1 - p));  d kl / d q = ln(q (1-p) / (p (1-q))).
+        # q = 0 (upper) and q = 1 (lower) have an infinite d kl / d q: ln(0) is replaced by
+        # ln(tiny), which gives a large but finite gradient with the right sign.
+        log_q = torch.log(q_s.clamp_min(tiny))
+        log_1mq = torch.log((1 - q_s).clamp_min(tiny))
+        dkl_dq = (log_q - log_1mq) - (torch.log(p_s) - torch.log1p(-p_s))
+        dp_deps = p_s * (1 - p_s) / (p_s - q_s)
+        dp_dq = -dkl_dq * dp_deps
+        zero = torch.zeros_like(p)
+        # Elsewhere: eps = 0 gives p = q (dp/dq = 1; dp/deps is +inf there, we return 0);
+        # p saturated at 0 or 1 (q = 1 upper, q = 0 lower, huge eps): both derivatives 0.
+        dp_deps = torch.where(interior, dp_deps, zero)
+        dp_dq = torch.where(interior, dp_dq, torch.where(eps == 0, torch.ones_like(p), zero))
+        grad_q = grad_p * dp_dq if ctx.needs_input_grad[0] else None
+        grad_eps = grad_p * dp_deps if ctx.needs_input_grad[1] else None
+        return grad_q, grad_eps, None
+
+
+def _kl_inv(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
+    """kl inverse on tensors without checks (inputs broadcast together)."""
+    q, eps = torch.broadcast_tensors(q, eps)
+    return _KLInverse.apply(q, eps, upper)
+
+
+@dual(q="stat", p="stat")
+def kl(q, p):
+    """Binary KL divergence ``kl(q || p)`` between Bernoulli distributions.
+
+    Parameters
+    ----------
+    q, p : float, array-like or torch.Tensor
+        Bernoulli parameters in [0, 1] (broadcast together).
+
+    Returns
+    -------
+    float, ndarray or torch.Tensor
+        ``q ln(q/p) + (1-q) ln((1-q)/(1-p))`` with ``0 ln 0 = 0``; ``+inf`` when ``p = 0 < q``
+        or ``q < 1 = p``; clamped at >= 0. A tensor (differentiable) if an input is a tensor.
+
+    Notes
+    -----
+    SPEC 3.1. Computed with ``log1p`` for accuracy near 0 and 1.
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import kl
+    >>> round(kl(0.1, 0.2), 10)
+    0.036690014
+    >>> kl(0.0, 0.0), kl(0.5, 0.0)
+    (0.0, inf)
+    """
+    return _kl(q, p)
+
+
+@dual(q="stat", eps="nonneg")
+def kl_inv_upper(q, eps):
+    """Upper inverse of the binary kl: ``sup{p in [q, 1] : kl(q || p) <= eps}``.
+
+    Parameters
+    ----------
+    q : float, array-like or torch.Tensor
+        Empirical value in [0, 1].
+    eps : float, array-like or torch.Tensor
+        Budget ``>= 0`` (``+inf`` allowed).
+
+    Returns
+    -------
+    float, ndarray or torch.Tensor
+        The upper end ``p``. A tensor input gives a tensor of the same dtype and device,
+        differentiable with respect to ``q`` and ``eps`` (implicit-function gradient).
+
+    Notes
+    -----
+    SPEC 3.1. Vectorised bisection in the input dtype, run until the bracket stops shrinking
+    (at most 200 steps); the UPPER end of the final bracket is returned, so the result is
+    never below the exact inverse (up to the rounding of ``kl`` itself). Exact edge cases:
+    ``eps = 0 -> q``, ``eps = inf -> 1``, ``q = 1 -> 1``, ``q = 0 -> 1 - exp(-eps)``.
+    Gradients: ``dp/deps = 1 / (dkl/dp)``, ``dp/dq = -(dkl/dq) / (dkl/dp)``; at ``q = 0`` the
+    infinite ``dp/dq`` is replaced by a large finite value, at ``p = 1`` both are 0, at
+    ``eps = 0`` ``dp/dq = 1`` and ``dp/deps = 0``.
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import kl_inv_upper
+    >>> round(kl_inv_upper(0.1, 0.05), 12)
+    0.220078601107
+    >>> kl_inv_upper(1.0, 0.3), kl_inv_upper(0.3, 0.0)
+    (1.0, 0.3)
+    """
+    return _kl_inv(q, eps, True)
+
+
+@dual(q="stat", eps="nonneg")
+def kl_inv_lower(q, eps):
+    """Lower inverse of the binary kl: ``inf{p in [0, q] : kl(q || p) <= eps}``.
+
+    Parameters
+    ----------
+    q : float, array-like or torch.Tensor
+        Empirical value in [0, 1].
+    eps : float, array-like or torch.Tensor
+        Budget ``>= 0`` (``+inf`` allowed).
+
+    Returns
+    -------
+    float, ndarray or torch.Tensor
+        The lower end ``p`` (``= 1 - kl_inv_upper(1 - q, eps)`` in exact arithmetic).
+
+    Notes
+    -----
+    SPEC 3.1. Bisection on [0, q] returning the LOWER end of the final bracket, so the
+    result is never above the exact inverse. Exact edge cases: ``eps = 0 -> q``,
+    ``eps = inf -> 0``, ``q = 0 -> 0``, ``q = 1 -> exp(-eps)``. Gradients as for
+    :func:`kl_inv_upper`.
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import kl_inv_lower
+    >>> round(kl_inv_lower(0.5, 0.01), 12)
+    0.429641406543
+    >>> round(kl_inv_lower(1.0, 0.3), 12)
+    0.740818220682
+    """
+    return _kl_inv(q, eps, False)

@@ -1,0 +1,202 @@
+"""Common interface of the voter banks.
+
+A voter bank turns a feature matrix ``X`` into a vote matrix ``V`` where
+``V[i, j]`` is the index (into ``classes_``) of the class that voter ``j``
+predicts for example ``i``. It also tells the bound which training examples each
+voter may be evaluated on (all of them for data-independent voters, the other
+half for voters grown on half of the sample).
+"""
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = ["BaseVoters"]
+
+# Budget for the temporaries of one chunk of rows in ``votes`` (the output
+# matrix itself is not counted: it is what the caller asked for).
+_CHUNK_BYTES = 64 * 2**20
+
+
+def _votes_dtype(n_classes):
+    """Smallest signed integer dtype able to hold the class indices."""
+    if n_classes <= 127:
+        return np.dtype(np.int8)
+    if n_classes <= 32767:
+        return np.dtype(np.int16)
+    if n_classes <= 2**31 - 1:
+        return np.dtype(np.int32)
+    return np.dtype(np.int64)  # pragma: no cover
+
+
+def _n_chunk_rows(n_rows, row_bytes, chunk_size):
+    """Number of rows per chunk: ``chunk_size`` or what fits in the budget."""
+    if chunk_size is not None:
+        return max(1, min(int(chunk_size), n_rows))
+    return max(1, min(n_rows, _CHUNK_BYTES // max(1, int(row_bytes))))
+
+
+class BaseVoters(BaseEstimator):
+    """Base class of the voter banks (not to be used directly).
+
+    A subclass implements ``_fit(X, y_encoded)`` (which must set ``n_voters_``,
+    ``voter_groups_``, ``sample_groups_`` and ``n_groups_``), ``_votes_chunk(X_chunk, out)``
+    (which fills ``out``, shape ``(len(X_chunk), n_voters_)``) and
+    ``_row_bytes(X)`` (temporary bytes per row of ``votes``, for the chunking).
+
+    Evaluation rule for the bound: voter ``j`` may be evaluated on training
+    example ``i`` (row ``i`` of the ``X`` given to ``fit``) if and only if
+    ``sample_groups_[i] != voter_groups_[j]``. Data-independent banks use
+    ``voter_groups_ = -1`` and ``sample_groups_ = 0`` (every voter on every
+    example).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skpacbayes.voters import BaseVoters, StumpBank
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> bank = StumpBank(n_thresholds=1).fit(X, [0, 0, 1, 1])
+    >>> isinstance(bank, BaseVoters), bank.is_split
+    (True, False)
+    >>> bank.votes(X)
+    array([[0, 1],
+           [0, 1],
+           [1, 0],
+           [1, 0]], dtype=int8)
+    >>> bank.evaluation_mask().all()
+    np.True_
+    """
+
+    _parameter_constraints: dict = {}
+
+    # dtype requested from ``validate_data`` (see ``_validate_X``).
+    _X_dtype = "numeric"
+    # True for banks whose voters were grown on (part of) the training sample.
+    _is_split = False
+
+    @property
+    def is_split(self):
+        """bool: whether the voters depend on the training sample (two halves)."""
+        return self._is_split
+
+    # ------------------------------------------------------------------ fit
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y):
+        """Build the voters.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data. NaN and infinite values are rejected. Sparse input is
+            converted to CSR.
+        y : array-like of shape (n_samples,)
+            Class labels (any sortable label type, e.g. integers or strings).
+
+        Returns
+        -------
+        self : object
+            The fitted voter bank.
+        """
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=self._X_dtype, ensure_all_finite=True
+        )
+        check_classification_targets(y)
+        y_encoded = self._encode_y(y)
+        self.n_classes_ = len(self.classes_)
+        self._fit(X, y_encoded)
+        return self
+
+    def _encode_y(self, y):
+        """Set ``classes_`` and return ``y`` as indices into it."""
+        classes, y_encoded = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs at least 2 classes in y; got only "
+                f"{classes.tolist()!r}."
+            )
+        self.classes_ = classes
+        return y_encoded.astype(np.intp, copy=False)
+
+    def _fit(self, X, y_encoded):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- votes
+    def votes(self, X, *, chunk_size=None):
+        """Vote matrix: the class index each voter predicts for each example.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data (same features as in ``fit``; NaN and infinite values are
+            rejected).
+        chunk_size : int, default=None
+            Number of rows processed at once. By default the rows are processed in
+            chunks whose temporaries take about 64 MiB, so that the peak memory is
+            the output matrix plus a bounded amount.
+
+        Returns
+        -------
+        V : ndarray of shape (n_samples, n_voters_)
+            ``V[i, j]`` is an index into ``classes_``. The dtype is the smallest
+            signed integer type that holds ``n_classes_`` values (``int8`` up to
+            127 classes).
+        """
+        check_is_fitted(self)
+        if chunk_size is not None and (
+            not isinstance(chunk_size, Integral) or isinstance(chunk_size, bool) or chunk_size < 1
+        ):
+            raise ValueError(f"chunk_size must be a positive integer or None; got {chunk_size!r}.")
+        X = self._validate_X(X)
+        n_rows = X.shape[0]
+        out = np.empty((n_rows, self.n_voters_), dtype=_votes_dtype(self.n_classes_))
+        if n_rows == 0 or self.n_voters_ == 0:
+            return out
+        step = _n_chunk_rows(n_rows, self._row_bytes(X), chunk_size)
+        for start in range(0, n_rows, step):
+            stop = min(start + step, n_rows)
+            self._votes_chunk(X[start:stop], out[start:stop])
+        return out
+
+    def _validate_X(self, X):
+        return validate_data(
+            self,
+            X,
+            reset=False,
+            accept_sparse="csr",
+            dtype=self._X_dtype,
+            ensure_all_finite=True,
+            ensure_min_samples=0,
+        )
+
+    def _row_bytes(self, X):  # pragma: no cover - overridden
+        return 8 * X.shape[1] + 8 * self.n_voters_
+
+    def _votes_chunk(self, X, out):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ------------------------------------------------------ bound structure
+    def evaluation_mask(self):
+        """Which (training example, voter) pairs the bound may use.
+
+        Returns
+        -------
+        mask : ndarray of bool, shape (n_fit_samples, n_voters_)
+            ``mask[i, j]`` is True when voter ``j`` may be evaluated on row ``i``
+            of the ``X`` given to ``fit``, i.e. when
+            ``sample_groups_[i] != voter_groups_[j]``.
+        """
+        check_is_fitted(self)
+        return self.sample_groups_[:, None] != self.voter_groups_[None, :]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = True
+        return tags
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "n_voters_")

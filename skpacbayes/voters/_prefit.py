@@ -1,0 +1,274 @@
+"""Classifiers fitted beforehand, used as data-independent voters."""
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.ensemble import (
+    AdaBoostClassifier,
+    BaggingClassifier,
+    GradientBoostingClassifier,
+    StackingClassifier,
+    VotingClassifier,
+)
+from sklearn.ensemble._forest import ForestClassifier
+from sklearn.exceptions import NotFittedError
+from sklearn.frozen import FrozenEstimator
+from sklearn.utils._param_validation import HasMethods
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import BaseVoters
+from ._members import _Member, _member_votes_chunk, _StageMember
+
+__all__ = ["PrefitVoters"]
+
+
+def _unfreeze(estimator):
+    while isinstance(estimator, FrozenEstimator):
+        estimator = estimator.estimator
+    return estimator
+
+
+def _check_fitted(estimator, what):
+    try:
+        check_is_fitted(estimator)
+    except NotFittedError as exc:
+        raise ValueError(
+            f"PrefitVoters needs fitted classifiers; {what} ({estimator!r}) is not fitted."
+        ) from exc
+    except TypeError as exc:
+        raise TypeError(f"{what} ({estimator!r}) is not an estimator.") from exc
+
+
+def _classes_of(estimator, what):
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        raise ValueError(
+            f"{what} ({estimator!r}) has no classes_ attribute; PrefitVoters needs fitted "
+            "classifiers."
+        )
+    if isinstance(classes, list) or np.ndim(classes) != 1:
+        raise ValueError(f"{what} is multi-output; PrefitVoters needs single-output classifiers.")
+    return np.asarray(classes)
+
+
+def _global_classes(classes):
+    """Sorted unique labels and, for each entry of ``classes``, its global index."""
+    uniq = np.unique(classes)
+    if uniq.size != classes.size:
+        raise ValueError(f"classes_ contains duplicates: {classes.tolist()!r}.")
+    return uniq, np.searchsorted(uniq, classes)
+
+
+def _expand_list(estimators):
+    if len(estimators) == 0:
+        raise ValueError("PrefitVoters needs at least one fitted classifier; got an empty list.")
+    voters, first = [], None
+    for i, est in enumerate(estimators):
+        what = f"estimators[{i}]"
+        if not hasattr(est, "predict"):
+            raise TypeError(f"{what} ({est!r}) has no predict method.")
+        _check_fitted(est, what)
+        inner = _unfreeze(est)
+        classes = _classes_of(inner, what)
+        if first is None:
+            first = classes
+        elif classes.shape != first.shape or np.any(classes != first):
+            raise ValueError(
+                "The prefit voters disagree on classes_: estimators[0] has "
+                f"{first.tolist()!r} but {what} has {classes.tolist()!r}."
+            )
+        voters.append(inner)
+    classes, codes = _global_classes(first)
+    members = [_Member(v, first, codes) for v in voters]
+    return voters, members, classes
+
+
+def _expand_ensemble(ensemble):
+    """Members of a fitted ensemble (its ``estimators_``) mapped to its classes_."""
+    classes_raw = _classes_of(ensemble, "the ensemble")
+    classes, codes = _global_classes(classes_raw)
+    encoded_keys = np.arange(classes_raw.size)
+    subs = ensemble.estimators_
+
+    if isinstance(ensemble, GradientBoostingClassifier):
+        stages = [np.asarray(row).ravel() for row in np.asarray(subs, dtype=object)]
+        members = [_StageMember(row, codes) for row in stages]
+        return stages, members, classes
+
+    if isinstance(subs, np.ndarray):
+        subs = list(subs.ravel())
+    voters = [s for s in subs if not (isinstance(s, str) and s == "drop")]
+    if isinstance(ensemble, BaggingClassifier):
+        feats = ensemble.estimators_features_
+        members = [
+            _Member(v, encoded_keys, codes, features=f) for v, f in zip(voters, feats, strict=True)
+        ]
+    elif isinstance(ensemble, (ForestClassifier, VotingClassifier, StackingClassifier)):
+        # These ensembles fit their members on the ENCODED labels 0..k-1.
+        members = [_Member(v, encoded_keys, codes) for v in voters]
+    elif isinstance(ensemble, AdaBoostClassifier):
+        members = [_Member(v, classes_raw, codes) for v in voters]
+    else:
+        # Unknown ensemble: its members must predict the ensemble's own labels.
+        for i, v in enumerate(voters):
+            sub_classes = getattr(v, "classes_", None)
+            if sub_classes is None or not np.all(np.isin(sub_classes, classes_raw)):
+                raise TypeError(
+                    f"Cannot interpret the members of {type(ensemble).__name__}: member {i} "
+                    "does not predict the ensemble's classes_. Pass a list of fitted "
+                    "classifiers instead."
+                )
+        members = [_Member(v, classes_raw, codes) for v in voters]
+    if not voters:
+        raise ValueError(f"{type(ensemble).__name__} has no fitted member.")
+    return voters, members, classes
+
+
+class PrefitVoters(BaseVoters):
+    """Classifiers fitted beforehand on other data, used as fixed voters.
+
+    Parameters
+    ----------
+    estimators : list of fitted classifiers, or one fitted ensemble
+        Either a list (or tuple) of fitted classifiers (each may be wrapped in
+        :class:`sklearn.frozen.FrozenEstimator`) that share the same ``classes_``;
+        each one is a voter. Or a single fitted ensemble (possibly frozen) whose
+        members are the voters: :class:`RandomForestClassifier` /
+        :class:`ExtraTreesClassifier` (their trees), :class:`BaggingClassifier`
+        (members with their feature subsets), :class:`VotingClassifier` and
+        :class:`StackingClassifier` (their fitted base estimators),
+        :class:`AdaBoostClassifier` (its members) or
+        :class:`GradientBoostingClassifier` (one voter per boosting stage: binary,
+        it votes ``classes_[1]`` when the stage's raw-score increment is positive,
+        else ``classes_[0]``; multi-class, the class whose stage tree has the largest
+        increment). A single fitted classifier that is not an ensemble is one voter.
+    n_jobs : int, default=None
+        Number of threads used to compute the votes (``None``: 1 unless in a
+        :func:`joblib.parallel_config` context).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The voters' sorted class labels. Every label of ``y`` must be among them.
+    n_classes_ : int
+        Number of classes.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when ``X`` has string column names.
+    n_voters_ : int
+        Number of voters.
+    estimators_ : list
+        The voters (unwrapped from ``FrozenEstimator``; for gradient boosting, the
+        array of regression trees of each stage).
+    voter_groups_ : ndarray of shape (n_voters_,)
+        All ``-1``.
+    sample_groups_ : ndarray of shape (n_fit_samples,)
+        All ``0``: every voter may be evaluated on every training example.
+    n_groups_ : int
+        Always 1.
+
+    See Also
+    --------
+    StumpBank : data-independent decision stumps.
+    SplitForest : trees grown on two halves of the training sample.
+
+    Notes
+    -----
+    The bound treats these voters as data-independent: it is valid only if they
+    were trained WITHOUT the sample given to the bound (for example on a separate
+    split of the data, or on public data). Passing classifiers trained on the
+    bound's own sample gives a number that is not a certificate.
+
+    ``fit`` does not refit anything: it checks that the voters are fitted, share
+    their classes and expect ``n_features_in_`` features, and that ``y`` only
+    contains known labels. :func:`sklearn.base.clone` of a ``PrefitVoters`` keeps
+    the same fitted voters (they are fixed functions, not hyper-parameters).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from skpacbayes.voters import PrefitVoters
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X_prior, y_prior, X_bound, y_bound = X[::2], y[::2], X[1::2], y[1::2]
+    >>> trees = [DecisionTreeClassifier(max_depth=d, random_state=0).fit(X_prior, y_prior)
+    ...          for d in (1, 2, 3)]
+    >>> logreg = LogisticRegression(max_iter=500).fit(X_prior, y_prior)
+    >>> bank = PrefitVoters(trees + [logreg]).fit(X_bound, y_bound)
+    >>> bank.n_voters_, bank.classes_.tolist()
+    (4, [0, 1, 2])
+    >>> bool((bank.votes(X_bound)[:, 3] == logreg.predict(X_bound)).all())
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "estimators": [list, tuple, HasMethods(["predict"])],
+        "n_jobs": [Integral, None],
+    }
+
+    _X_dtype = None
+
+    def __init__(self, estimators, *, n_jobs=None):
+        self.estimators = estimators
+        self.n_jobs = n_jobs
+
+    def __sklearn_clone__(self):
+        # The wrapped classifiers are fixed, fitted functions: cloning must keep them.
+        return type(self)(**self.get_params(deep=False))
+
+    def _encode_y(self, y):
+        if isinstance(self.estimators, (list, tuple)):
+            voters, members, classes = _expand_list(self.estimators)
+            expected = [getattr(v, "n_features_in_", None) for v in voters]
+        else:
+            _check_fitted(self.estimators, "estimators")
+            inner = _unfreeze(self.estimators)
+            if hasattr(inner, "estimators_"):
+                voters, members, classes = _expand_ensemble(inner)
+            else:
+                voters, members, classes = _expand_list([self.estimators])
+            expected = [getattr(inner, "n_features_in_", None)]
+        if classes.size < 2:
+            raise ValueError(
+                f"The prefit voters know only one class ({classes.tolist()!r}); at least 2 "
+                "are needed."
+            )
+        uniq = np.unique(y)
+        unknown = uniq[~np.isin(uniq, classes)]
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown[:5].tolist()!r} that the prefit voters do not know "
+                f"(their classes_ are {classes.tolist()!r})."
+            )
+        if uniq.size < 2:
+            raise ValueError(
+                f"PrefitVoters needs at least 2 classes in y; got only {uniq.tolist()!r}."
+            )
+        self.classes_ = classes
+        self._voters_tmp = (voters, members, expected)
+        return np.searchsorted(classes, y)
+
+    def _fit(self, X, y_encoded):
+        voters, members, expected = self._voters_tmp
+        del self._voters_tmp
+        n_features = X.shape[1]
+        for i, n_expected in enumerate(expected):
+            if n_expected is not None and n_expected != n_features:
+                raise ValueError(
+                    f"X has {n_features} features, but the prefit voters expect {n_expected} "
+                    f"(voter {i})."
+                )
+        self.estimators_ = voters
+        self._members = members
+        self.n_voters_ = len(members)
+        self.voter_groups_ = np.full(self.n_voters_, -1, dtype=np.int8)
+        self.sample_groups_ = np.zeros(X.shape[0], dtype=np.int8)
+        self.n_groups_ = 1
+
+    def _row_bytes(self, X):
+        return 4 * X.shape[1] + 16 * (self.n_classes_ + 2)
+
+    def _votes_chunk(self, X, out):
+        _member_votes_chunk(self._members, X, out, self.n_jobs)

@@ -1,0 +1,244 @@
+"""End-to-end tests of the estimators on small real data."""
+
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skpacbayes import (
+    BinomialBoundClassifier,
+    CBoundClassifier,
+    FirstOrderBoundClassifier,
+    MarginBoundClassifier,
+    OccamBoundClassifier,
+    PartitionBoundClassifier,
+    SecondOrderBoundClassifier,
+    VCDimBoundClassifier,
+)
+from skpacbayes.datasets import load_dataset
+from skpacbayes.model_selection import BoundSelectionClassifier, bound_scorer
+from skpacbayes.voters import SplitForest, StumpBank
+
+FAST = {"max_epochs": 5, "random_state": 0}
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    return train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def iris():
+    X, y = load_iris(return_X_y=True)
+    return train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+
+
+BINARY_CASES = [
+    (FirstOrderBoundClassifier, "categorical"),
+    (FirstOrderBoundClassifier, "dirichlet"),
+    (FirstOrderBoundClassifier, "gaussian"),
+    (SecondOrderBoundClassifier, "categorical"),
+    (SecondOrderBoundClassifier, "gaussian"),
+    (BinomialBoundClassifier, "categorical"),
+    (CBoundClassifier, "categorical"),
+    (CBoundClassifier, "gaussian"),
+    (VCDimBoundClassifier, "categorical"),
+    (PartitionBoundClassifier, "categorical"),
+    (PartitionBoundClassifier, "dirichlet"),
+    (PartitionBoundClassifier, "gaussian"),
+    (MarginBoundClassifier, "dirichlet"),
+    (OccamBoundClassifier, "categorical"),
+]
+
+
+@pytest.mark.parametrize(("cls", "posterior"), BINARY_CASES)
+def test_binary_certificate_is_consistent(cls, posterior, cancer):
+    X_tr, X_te, y_tr, y_te = cancer
+    clf = cls(posterior=posterior, **FAST).fit(X_tr, y_tr)
+    assert 0.0 <= clf.bound_ <= 1.0
+    cert = clf.certificate_
+    assert cert.value == clf.bound_
+    assert cert.posterior == posterior
+    train_error = np.mean(clf.predict(X_tr) != y_tr)
+    assert cert.train_error == pytest.approx(train_error)
+    # every bound here also bounds the empirical risk of the deployed vote
+    assert clf.bound_ >= train_error - 1e-12
+    assert clf.predict(X_te).shape == y_te.shape
+    proba = clf.predict_proba(X_te)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X_te))
+    assert isinstance(clf.weights_, np.ndarray)
+
+
+def test_partition_bound_is_tighter_than_first_order(cancer):
+    X_tr, _, y_tr, _ = cancer
+    fo = FirstOrderBoundClassifier(**FAST).fit(X_tr, y_tr)
+    part = PartitionBoundClassifier(**FAST).fit(X_tr, y_tr)
+    assert part.bound_ < fo.bound_
+    c = part.certificate_.c_tilde
+    assert 0.5 <= c <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("cls", "posterior"),
+    [
+        (FirstOrderBoundClassifier, "categorical"),
+        (FirstOrderBoundClassifier, "gaussian"),
+        (BinomialBoundClassifier, "categorical"),
+        (PartitionBoundClassifier, "categorical"),
+        (PartitionBoundClassifier, "dirichlet"),
+        (OccamBoundClassifier, "categorical"),
+    ],
+)
+def test_split_forest_multiclass(cls, posterior, iris):
+    X_tr, X_te, y_tr, y_te = iris
+    clf = cls(posterior=posterior, voters=SplitForest(n_estimators=10), **FAST).fit(X_tr, y_tr)
+    assert 0.0 < clf.bound_ <= 1.0
+    assert len(clf.certificate_.m) == 2
+    assert sum(clf.certificate_.m) == X_tr.shape[0]
+    assert np.mean(clf.predict(X_te) != y_te) < 0.3
+
+
+def test_vc_uses_single_half_protocol(iris):
+    X_tr, _, y_tr, _ = iris
+    clf = VCDimBoundClassifier(**FAST, voters=SplitForest(n_estimators=6, split="single"))
+    clf.fit(X_tr, y_tr)
+    assert len(clf.certificate_.m) == 1
+    assert clf.certificate_.m[0] < X_tr.shape[0]
+
+
+@pytest.mark.parametrize(
+    ("cls", "posterior", "voters"),
+    [
+        (FirstOrderBoundClassifier, "dirichlet", SplitForest(n_estimators=4)),
+        (CBoundClassifier, "categorical", SplitForest(n_estimators=4)),
+        (PartitionBoundClassifier, "gaussian", SplitForest(n_estimators=4)),
+        (MarginBoundClassifier, "categorical", None),
+        (VCDimBoundClassifier, "categorical", SplitForest(n_estimators=4)),
+    ],
+)
+def test_invalid_combinations_name_the_valid_ones(cls, posterior, voters, iris):
+    X_tr, _, y_tr, _ = iris
+    with pytest.raises(ValueError, match="Valid posteriors"):
+        cls(posterior=posterior, voters=voters, **FAST).fit(X_tr, y_tr)
+
+
+def test_bad_parameters(cancer):
+    X_tr, _, y_tr, _ = cancer
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    for params in ({"delta": 0.0}, {"delta": 1.5}, {"posterior": "beta"}, {"max_epochs": -1}):
+        with pytest.raises(InvalidParameterError):
+            FirstOrderBoundClassifier(**params).fit(X_tr, y_tr)
+    with pytest.raises(InvalidParameterError):
+        BinomialBoundClassifier(n_draws=-3).fit(X_tr, y_tr)
+    with pytest.raises(ValueError, match="device"):
+        FirstOrderBoundClassifier(device="tpu", max_epochs=1).fit(X_tr, y_tr)
+
+
+def test_bad_input(cancer):
+    X_tr, X_te, y_tr, _ = cancer
+    clf = FirstOrderBoundClassifier(**FAST)
+    X_nan = X_tr.copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        clf.fit(X_nan, y_tr)
+    with pytest.raises(ValueError, match="class"):
+        clf.fit(X_tr, np.zeros_like(y_tr))
+    with pytest.raises(ValueError):
+        clf.fit(X_tr, y_tr[:-1])
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        clf.predict(X_te)
+    clf.fit(X_tr, y_tr)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X_te[:, :5])
+
+
+def test_string_labels_pipeline_and_gridsearch(cancer):
+    X_tr, X_te, y_tr, y_te = cancer
+    labels = np.array(["benign", "malignant"])
+    pipe = make_pipeline(StandardScaler(), FirstOrderBoundClassifier(**FAST))
+    pipe.fit(X_tr, labels[y_tr])
+    assert set(pipe.predict(X_te)) <= set(labels)
+    grid = GridSearchCV(
+        FirstOrderBoundClassifier(**FAST),
+        {"posterior": ["categorical", "gaussian"]},
+        scoring=bound_scorer,
+        cv=2,
+    ).fit(X_tr, y_tr)
+    assert grid.best_params_["posterior"] in ("categorical", "gaussian")
+
+
+def test_bound_selection_splits_delta(cancer):
+    X_tr, _, y_tr, _ = cancer
+    cands = [FirstOrderBoundClassifier(posterior=p, **FAST) for p in ("categorical", "gaussian")]
+    sel = BoundSelectionClassifier(cands, delta=0.05).fit(X_tr, y_tr)
+    assert all(e.delta == 0.025 for e in sel.estimators_)
+    assert sel.bound_ == min(e.bound_ for e in sel.estimators_)
+    # the per-candidate bound at delta/2 is larger than at the full delta
+    full = FirstOrderBoundClassifier(posterior="categorical", **FAST).fit(X_tr, y_tr)
+    assert sel.estimators_[0].bound_ > full.bound_
+
+
+def test_recompute_bound_matches_fit(cancer):
+    X_tr, _, y_tr, _ = cancer
+    for cls in (FirstOrderBoundClassifier, PartitionBoundClassifier, CBoundClassifier):
+        clf = cls(**FAST).fit(X_tr, y_tr)
+        assert clf.recompute_bound(clf.delta) == pytest.approx(clf.bound_, rel=1e-12)
+        assert clf.recompute_bound(clf.delta / 3) >= clf.bound_
+
+
+def test_reproducible_and_picklable(cancer):
+    X_tr, X_te, y_tr, _ = cancer
+    a = PartitionBoundClassifier(posterior="dirichlet", **FAST).fit(X_tr, y_tr)
+    b = PartitionBoundClassifier(posterior="dirichlet", **FAST).fit(X_tr, y_tr)
+    assert a.bound_ == b.bound_
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+    c = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(c.predict(X_te), a.predict(X_te))
+    assert c.certificate_ == a.certificate_
+
+
+def test_predict_without_torch(tmp_path, cancer):
+    X_tr, X_te, y_tr, _ = cancer
+    clf = FirstOrderBoundClassifier(**FAST).fit(X_tr, y_tr)
+    path = tmp_path / "model.pkl"
+    path.write_bytes(pickle.dumps(clf))
+    np.save(tmp_path / "X.npy", X_te)
+    code = (
+        "import pickle, sys, numpy as np\n"
+        f"clf = pickle.loads(open({str(path)!r}, 'rb').read())\n"
+        f"pred = clf.predict(np.load({str(tmp_path / 'X.npy')!r}))\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+        "print(len(pred))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(X_te.shape[0])
+
+
+@pytest.mark.parametrize("name", ["haberman", "svmguide1"])
+def test_partition_targets_on_real_data(name, data_home):
+    X, y = load_dataset(name, data_home=data_home, return_X_y=True)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
+    clf = PartitionBoundClassifier(posterior="categorical", random_state=0, max_epochs=20)
+    clf.fit(X_tr, y_tr)
+    test_error = np.mean(clf.predict(X_te) != y_te)
+    target = {"haberman": 0.45, "svmguide1": 0.12}[name]
+    assert clf.bound_ <= target
+    assert clf.bound_ >= test_error
+
+
+def test_stump_bank_is_the_binary_default(cancer):
+    X_tr, _, y_tr, _ = cancer
+    clf = FirstOrderBoundClassifier(**FAST).fit(X_tr, y_tr)
+    assert isinstance(clf.voters_, StumpBank)

@@ -1,0 +1,625 @@
+"""Tests of skpacbayes.voters (StumpBank, SplitForest, PrefitVoters)."""
+
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy import sparse
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.datasets import load_iris, make_classification
+from sklearn.ensemble import (
+    AdaBoostClassifier,
+    BaggingClassifier,
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    RandomForestClassifier,
+    StackingClassifier,
+    VotingClassifier,
+)
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils._param_validation import InvalidParameterError
+
+from skpacbayes.voters import BaseVoters, PrefitVoters, SplitForest, StumpBank
+
+DATA_HOME = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+
+
+def _haberman():
+    path = DATA_HOME / "haberman" / "haberman.data"
+    if not path.exists():
+        pytest.skip(f"dataset not found: {path}")
+    data = np.loadtxt(path, delimiter=",")
+    return data[:, :3], data[:, 3].astype(int)
+
+
+@pytest.fixture(scope="module")
+def binary_data():
+    X, y = make_classification(
+        n_samples=120, n_features=5, n_informative=3, n_redundant=0, random_state=0
+    )
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def iris():
+    return load_iris(return_X_y=True)
+
+
+def _naive_stump_votes(bank, X):
+    X = np.asarray(X, dtype=np.float64)
+    above = X[:, bank.stump_features_] > bank.stump_thresholds_
+    return np.where(above, bank.stump_votes_[:, 1], bank.stump_votes_[:, 0])
+
+
+# ---------------------------------------------------------------------- StumpBank
+def test_stump_thresholds_are_interior_grid_points():
+    X = np.array([[0.0, -1.0], [11.0, 1.0], [5.0, 0.0]])
+    y = np.array([0, 1, 0])
+    bank = StumpBank(n_thresholds=10).fit(X, y)
+    np.testing.assert_array_equal(bank.thresholds_[0], np.arange(1.0, 11.0))
+    expected = -1.0 + np.arange(1, 11) * (2.0 / 11)
+    np.testing.assert_array_equal(bank.thresholds_[1], expected)
+    assert np.all(bank.thresholds_ > X.min(axis=0)[:, None])
+    assert np.all(bank.thresholds_ < X.max(axis=0)[:, None])
+    np.testing.assert_array_equal(bank.feature_range_, [[0.0, 11.0], [-1.0, 1.0]])
+    # both orientations of every (feature, threshold)
+    assert bank.n_voters_ == 2 * 2 * 10
+    assert bank.votes(X).dtype == np.int8
+
+
+def test_stump_orientations_and_tie_exactly_as_specified():
+    X = np.array([[0.0], [3.0]])
+    y = np.array(["a", "b"])
+    bank = StumpBank(n_thresholds=2).fit(X, y)  # thresholds 1 and 2
+    np.testing.assert_array_equal(bank.stump_thresholds_, [1.0, 2.0, 1.0, 2.0])
+    np.testing.assert_array_equal(bank.stump_signs_, [1, 1, -1, -1])
+    np.testing.assert_array_equal(bank.stump_features_, [0, 0, 0, 0])
+    X_test = np.array([[0.5], [1.0], [1.5], [2.0], [2.5]])
+    V = bank.votes(X_test)
+    for j in range(bank.n_voters_):
+        s, t = bank.stump_signs_[j], bank.stump_thresholds_[j]
+        f = s * np.where(X_test[:, 0] > t, 1, -1)  # tie x == t -> -s
+        np.testing.assert_array_equal(V[:, j], (f + 1) // 2)
+    # x == t gives -1 for s = +1, i.e. classes_[0]
+    assert bank.classes_[V[1, 0]] == "a"
+    assert bank.classes_[V[1, 2]] == "b"
+
+
+def test_stump_votes_match_naive_and_chunks(binary_data):
+    X, y = binary_data
+    bank = StumpBank(n_thresholds=7).fit(X, y)
+    V = bank.votes(X)
+    np.testing.assert_array_equal(V, _naive_stump_votes(bank, X))
+    np.testing.assert_array_equal(bank.votes(X, chunk_size=7), V)
+    np.testing.assert_array_equal(bank.votes(X, chunk_size=1), V)
+    np.testing.assert_array_equal(
+        bank.votes(X.astype(np.float32)), _naive_stump_votes(bank, X.astype(np.float32))
+    )
+    assert bank.votes(X[:0]).shape == (0, bank.n_voters_)
+
+
+def test_stump_feature_range_makes_voters_data_independent(binary_data):
+    X, y = binary_data
+    rng = np.random.default_rng(1)
+    X_other = rng.normal(size=(30, X.shape[1])) * 0.01
+    y_other = np.arange(30) % 2
+    a = StumpBank(n_thresholds=4, feature_range=(-3, 3)).fit(X, y)
+    b = StumpBank(n_thresholds=4, feature_range=(-3, 3)).fit(X_other, y_other)
+    np.testing.assert_array_equal(a.thresholds_, b.thresholds_)
+    np.testing.assert_array_equal(a.stump_thresholds_, b.stump_thresholds_)
+    np.testing.assert_array_equal(a.thresholds_[0], -3.0 + np.arange(1, 5) * (6.0 / 5))
+    np.testing.assert_allclose(a.thresholds_[0], [-1.8, -0.6, 0.6, 1.8])
+    # per-feature ranges, shape (d, 2)
+    ranges = np.column_stack([np.arange(5.0), np.arange(5.0) + 5])
+    c = StumpBank(n_thresholds=4, feature_range=ranges).fit(X, y)
+    np.testing.assert_allclose(c.thresholds_, ranges[:, :1] + np.arange(1, 5))
+    # the data range differs from the given range
+    d = StumpBank(n_thresholds=4).fit(X, y)
+    assert not np.array_equal(d.thresholds_, a.thresholds_)
+
+
+def test_stump_constant_features_produce_no_voters():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=50), np.full(50, 3.0), rng.normal(size=50)])
+    y = np.arange(50) % 2
+    bank = StumpBank(n_thresholds=5).fit(X, y)
+    assert bank.n_voters_ == 2 * 2 * 5
+    assert 1 not in bank.stump_features_
+    assert np.all(np.isnan(bank.thresholds_[1]))
+    keys = np.column_stack([bank.stump_features_, bank.stump_thresholds_, bank.stump_votes_])
+    assert np.unique(keys, axis=0).shape[0] == bank.n_voters_
+    # no voter is a duplicate of another on the data either
+    V = bank.votes(X)
+    assert np.unique(V, axis=1).shape[1] == V.shape[1]
+    # feature_range with min == max for a feature: no voters from it either
+    rng_ = np.array([[-5.0, 5.0], [0.0, 0.0], [-5.0, 5.0]])
+    assert 1 not in StumpBank(3, feature_range=rng_).fit(X, y).stump_features_
+    # tiny range: rounded thresholds coincide and are kept once
+    tiny = np.column_stack([np.array([0.0, 5e-324] * 5), rng.normal(size=10)])
+    bank = StumpBank(n_thresholds=10).fit(tiny, np.arange(10) % 2)
+    keys = np.column_stack([bank.stump_features_, bank.stump_thresholds_, bank.stump_votes_])
+    assert np.unique(keys, axis=0).shape[0] == bank.n_voters_
+    with pytest.raises(ValueError, match="no stump"):
+        StumpBank().fit(np.ones((6, 2)), np.arange(6) % 2)
+
+
+def test_stump_multiclass_one_vs_one_pairs(iris):
+    X, y = iris
+    bank = StumpBank(n_thresholds=3).fit(X, y)
+    k, d, T = 3, X.shape[1], 3
+    assert bank.n_voters_ == d * T * k * (k - 1)
+    V = bank.votes(X)
+    np.testing.assert_array_equal(V, _naive_stump_votes(bank, X))
+    below, above = bank.stump_votes_.T
+    assert np.all(below != above)
+    assert np.all(bank.stump_signs_ == np.where(above > below, 1, -1))
+    # every ordered pair of classes, for every (feature, threshold), exactly once
+    keys = {
+        (f, t, a, b)
+        for f, t, a, b in zip(
+            bank.stump_features_, bank.stump_thresholds_, below, above, strict=True
+        )
+    }
+    assert len(keys) == bank.n_voters_
+    pairs = {(a, b) for a in range(k) for b in range(k) if a != b}
+    assert {(a, b) for _, _, a, b in keys} == pairs
+    assert set(np.unique(V)) <= {0, 1, 2}
+    # string labels
+    y_str = np.array(["setosa", "versicolor", "virginica"])[y]
+    bank_s = StumpBank(n_thresholds=3).fit(X, y_str)
+    np.testing.assert_array_equal(bank_s.votes(X), V)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    X=arrays(
+        np.float64,
+        st.tuples(st.integers(2, 12), st.integers(1, 4)),
+        elements=st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False),
+    ),
+    n_thresholds=st.integers(1, 6),
+    k=st.integers(2, 4),
+)
+def test_stump_property_grid_and_votes(X, n_thresholds, k):
+    y = np.arange(X.shape[0]) % k
+    k = min(k, X.shape[0])
+    if np.all(X.min(axis=0) == X.max(axis=0)):
+        with pytest.raises(ValueError, match="no stump"):
+            StumpBank(n_thresholds).fit(X, y)
+        return
+    bank = StumpBank(n_thresholds).fit(X, y)
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    active = hi > lo
+    expected = (
+        lo[:, None] + np.arange(1, n_thresholds + 1) * ((hi - lo) / (n_thresholds + 1))[:, None]
+    )
+    np.testing.assert_array_equal(bank.thresholds_[active], expected[active])
+    assert np.all(np.isnan(bank.thresholds_[~active]))
+    assert np.all(bank.stump_thresholds_ >= lo[bank.stump_features_])
+    assert np.all(bank.stump_thresholds_ <= hi[bank.stump_features_])
+    keys = np.column_stack([bank.stump_features_, bank.stump_thresholds_, bank.stump_votes_])
+    assert np.unique(keys, axis=0).shape[0] == bank.n_voters_
+    n_unique = sum(np.unique(expected[f]).size for f in np.flatnonzero(active))
+    assert bank.n_voters_ == n_unique * k * (k - 1)
+    np.testing.assert_array_equal(bank.votes(X, chunk_size=5), _naive_stump_votes(bank, X))
+
+
+def test_stump_many_classes_int16():
+    X = np.linspace(0, 1, 260)[:, None]
+    y = np.arange(260) % 130
+    bank = StumpBank(n_thresholds=1).fit(X, y)
+    assert bank.n_voters_ == 130 * 129
+    V = bank.votes(X)
+    assert V.dtype == np.int16
+    np.testing.assert_array_equal(V, _naive_stump_votes(bank, X))
+
+
+def test_stump_multiclass_reduces_to_binary_for_two_classes(binary_data):
+    X, y = binary_data
+    bank = StumpBank(n_thresholds=3).fit(X, y)
+    np.testing.assert_array_equal(bank.stump_votes_[bank.stump_signs_ == 1], [[0, 1]] * 15)
+    np.testing.assert_array_equal(bank.stump_votes_[bank.stump_signs_ == -1], [[1, 0]] * 15)
+
+
+def test_stump_sparse_input_matches_dense(binary_data):
+    X, y = binary_data
+    X = np.where(np.abs(X) < 0.7, 0.0, X)
+    Xs = sparse.csr_matrix(X)
+    dense = StumpBank(n_thresholds=4).fit(X, y)
+    sp = StumpBank(n_thresholds=4).fit(Xs, y)
+    np.testing.assert_array_equal(dense.thresholds_, sp.thresholds_)
+    np.testing.assert_array_equal(sp.votes(Xs), dense.votes(X))
+    np.testing.assert_array_equal(sp.votes(sparse.csc_matrix(X), chunk_size=9), dense.votes(X))
+
+
+def test_stump_bad_inputs(binary_data):
+    X, y = binary_data
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        StumpBank().fit(Xn, y)
+    Xi = X.copy()
+    Xi[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        StumpBank().fit(Xi, y)
+    bank = StumpBank().fit(X, y)
+    with pytest.raises(ValueError, match="NaN"):
+        bank.votes(Xn)
+    with pytest.raises(ValueError, match="features"):
+        bank.votes(X[:, :3])
+    with pytest.raises(ValueError, match="2 classes"):
+        StumpBank().fit(X, np.zeros(len(X)))
+    with pytest.raises(ValueError, match="shape"):
+        StumpBank(feature_range=[[0, 1]] * 3).fit(X, y)
+    with pytest.raises(ValueError, match="min <= max"):
+        StumpBank(feature_range=(1, 0)).fit(X, y)
+    with pytest.raises(ValueError, match="finite"):
+        StumpBank(feature_range=(0, np.inf)).fit(X, y)
+    with pytest.raises(InvalidParameterError):
+        StumpBank(n_thresholds=0).fit(X, y)
+    with pytest.raises(ValueError, match="chunk_size"):
+        bank.votes(X, chunk_size=0)
+    with pytest.raises(ValueError, match="continuous"):
+        StumpBank().fit(X, X[:, 0])
+
+
+def test_stump_real_data_haberman():
+    X, y = _haberman()
+    bank = StumpBank().fit(X, y)
+    assert bank.classes_.tolist() == [1, 2]
+    assert bank.n_voters_ == 2 * 3 * 10
+    np.testing.assert_array_equal(bank.votes(X), _naive_stump_votes(bank, X))
+    assert bank.evaluation_mask().all()
+    assert not bank.is_split
+
+
+# -------------------------------------------------------------------- SplitForest
+def _forest_member_predictions(forest, X):
+    """Global class indices predicted by every tree, through the public API."""
+    cols = []
+    for f in forest.forests_:
+        for tree in f.estimators_:
+            local = tree.predict(X).astype(int)
+            cols.append(f.classes_[local])
+    return np.column_stack(cols)
+
+
+def test_split_halves_disjoint_cover_reproducible(iris):
+    X, y = iris
+    a = SplitForest(n_estimators=4, random_state=3).fit(X, y)
+    h0, h1 = a.halves_
+    assert len(np.intersect1d(h0, h1)) == 0
+    np.testing.assert_array_equal(np.sort(np.concatenate([h0, h1])), np.arange(len(y)))
+    assert (len(h0), len(h1)) == (75, 75)
+    assert a.stratified_
+    np.testing.assert_array_equal(np.bincount(y[h0]), [25, 25, 25])
+    b = SplitForest(n_estimators=4, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(a.halves_[0], b.halves_[0])
+    np.testing.assert_array_equal(a.votes(X), b.votes(X))
+    c = SplitForest(n_estimators=4, random_state=4).fit(X, y)
+    assert not np.array_equal(a.halves_[0], c.halves_[0])
+    np.testing.assert_array_equal(a.sample_groups_[h0], 0)
+    np.testing.assert_array_equal(a.sample_groups_[h1], 1)
+    # odd sample size: halves of sizes m // 2 and m - m // 2
+    d = SplitForest(n_estimators=3, random_state=0).fit(X[:101], y[:101])
+    assert (len(d.halves_[0]), len(d.halves_[1])) == (50, 51)
+    assert d.voter_groups_.tolist() == [0, 0, 1]
+
+
+def test_split_forest_never_evaluated_on_own_half(iris):
+    X, y = iris
+    forest = SplitForest(n_estimators=6, random_state=0).fit(X, y)
+    assert forest.is_split and forest.n_groups_ == 2
+    mask = forest.evaluation_mask()
+    assert mask.shape == (len(y), 6)
+    for j in range(forest.n_voters_):
+        g = forest.voter_groups_[j]
+        own, other = forest.halves_[g], forest.halves_[1 - g]
+        assert not mask[own, j].any()
+        assert mask[other, j].all()
+    # the trees were grown on their own half only: refitting the half forest on that
+    # half alone (same parameters, encoded labels) reproduces every tree exactly
+    y_enc = np.searchsorted(forest.classes_, y)
+    for g, f in enumerate(forest.forests_):
+        h = forest.halves_[g]
+        assert max(rows.max() for rows in f.estimators_samples_) < len(h)
+        again = clone(f).fit(X[h], y_enc[h])
+        for t_a, t_b in zip(f.estimators_, again.estimators_, strict=True):
+            np.testing.assert_array_equal(t_a.tree_.threshold, t_b.tree_.threshold)
+            np.testing.assert_array_equal(t_a.tree_.value, t_b.tree_.value)
+
+
+class _RecordingClassifier(ClassifierMixin, BaseEstimator):
+    """Predicts the majority label of its training rows and records them."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        self.rows_ = np.asarray(X)[:, 0].copy()
+        self.classes_, counts = np.unique(y, return_counts=True)
+        self.majority_ = self.classes_[np.argmax(counts)]
+        self.n_features_in_ = np.asarray(X).shape[1]
+        return self
+
+    def predict(self, X):
+        return np.full(np.asarray(X).shape[0], self.majority_)
+
+
+def test_split_generic_estimator_grown_on_its_half_only(binary_data):
+    X, y = binary_data
+    X = X.copy()
+    X[:, 0] = np.arange(len(y))  # row id in column 0
+    forest = SplitForest(_RecordingClassifier(), n_estimators=6, random_state=0, n_jobs=2)
+    forest.fit(X, y)
+    assert forest.forests_ == []
+    seeds = set()
+    for est, g in zip(forest.estimators_, forest.voter_groups_, strict=True):
+        rows = est.rows_.astype(int)
+        assert np.isin(rows, forest.halves_[g]).all()
+        assert not np.isin(rows, forest.halves_[1 - g]).any()
+        seeds.add(est.random_state)
+    assert len(seeds) == 6
+    V = forest.votes(X)
+    for j, est in enumerate(forest.estimators_):
+        np.testing.assert_array_equal(V[:, j], est.predict(X))
+
+
+def test_split_forest_votes_match_trees(iris):
+    X, y = iris
+    y_str = np.array(["a", "b", "c"])[y]
+    forest = SplitForest(n_estimators=8, random_state=0).fit(X, y_str)
+    V = forest.votes(X)
+    assert V.dtype == np.int8
+    np.testing.assert_array_equal(V, _forest_member_predictions(forest, X))
+    np.testing.assert_array_equal(forest.votes(X, chunk_size=11), V)
+    # the half forests' own majority agrees with the per-tree votes' plurality
+    for g, f in enumerate(forest.forests_):
+        cols = forest.voter_groups_ == g
+        counts = np.apply_along_axis(np.bincount, 1, V[:, cols], minlength=3)
+        plurality = np.argmax(counts, axis=1)
+        agree = np.mean(plurality == f.predict(X))
+        assert agree > 0.9
+    # threaded votes give the same matrix
+    forest.set_params(n_jobs=2)
+    np.testing.assert_array_equal(forest.votes(X), V)
+
+
+def test_split_forest_half_missing_a_class():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.array([0] * 20 + [1] * 19 + [2])
+    X[-1] += 10  # the lonely class-2 example
+    forest = SplitForest(n_estimators=4, random_state=0).fit(X, y)
+    assert not forest.stratified_
+    half_with_2 = forest.sample_groups_[-1]
+    classes = [f.classes_.tolist() for f in forest.forests_]
+    assert classes[half_with_2] == [0, 1, 2]
+    assert classes[1 - half_with_2] == [0, 1]
+    V = forest.votes(X)
+    np.testing.assert_array_equal(V, _forest_member_predictions(forest, X))
+    assert set(np.unique(V)) <= {0, 1, 2}
+
+
+def test_split_single_protocol(iris):
+    X, y = iris
+    forest = SplitForest(n_estimators=5, split="single", random_state=0).fit(X, y)
+    assert forest.n_voters_ == 5
+    np.testing.assert_array_equal(forest.voter_groups_, 0)
+    assert len(forest.forests_) == 1
+    mask = forest.evaluation_mask()
+    h0, h1 = forest.halves_
+    assert not mask[h0].any()
+    assert mask[h1].all()
+    np.testing.assert_array_equal(forest.votes(X), _forest_member_predictions(forest, X))
+
+
+def test_split_forest_other_learners_and_sparse(binary_data):
+    X, y = binary_data
+    et = SplitForest(ExtraTreesClassifier(max_depth=3), n_estimators=4, random_state=0)
+    et.fit(X, y)
+    assert all(t.max_depth == 3 for t in et.estimators_)
+    np.testing.assert_array_equal(et.votes(X), _forest_member_predictions(et, X))
+    lr = SplitForest(LogisticRegression(), n_estimators=4, random_state=0).fit(X, y)
+    V = lr.votes(X)
+    for j, est in enumerate(lr.estimators_):
+        np.testing.assert_array_equal(V[:, j], est.predict(X))
+    Xs = sparse.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X))
+    dense = SplitForest(n_estimators=4, random_state=0).fit(Xs.toarray(), y)
+    sp = SplitForest(n_estimators=4, random_state=0).fit(Xs, y)
+    np.testing.assert_array_equal(sp.votes(Xs), dense.votes(Xs.toarray()))
+
+
+def test_split_forest_bad_inputs(binary_data):
+    X, y = binary_data
+    with pytest.raises(ValueError, match="at least 2 samples in each half"):
+        SplitForest(n_estimators=2).fit(X[:3], [0, 1, 0])
+    with pytest.raises(ValueError, match="n_estimators >= 2"):
+        SplitForest(n_estimators=1).fit(X, y)
+    with pytest.raises(ValueError, match="2 classes"):
+        SplitForest(n_estimators=2).fit(X, np.ones(len(y)))
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        SplitForest(n_estimators=2).fit(Xn, y)
+    forest = SplitForest(n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="NaN"):
+        forest.votes(Xn)
+    with pytest.raises(InvalidParameterError):
+        SplitForest(split="both").fit(X, y)
+    with pytest.raises(InvalidParameterError):
+        SplitForest(estimator="tree").fit(X, y)
+    # single protocol works with one tree
+    assert SplitForest(n_estimators=1, split="single").fit(X, y).n_voters_ == 1
+
+
+# ------------------------------------------------------------------- PrefitVoters
+def test_prefit_list_matches_predictions(iris):
+    X, y = iris
+    y_str = np.array(["setosa", "versicolor", "virginica"])[y]
+    fitted = [
+        DecisionTreeClassifier(max_depth=2, random_state=0).fit(X[::2], y_str[::2]),
+        LogisticRegression(max_iter=500).fit(X[::2], y_str[::2]),
+        FrozenEstimator(DecisionTreeClassifier(max_depth=1).fit(X[::2], y_str[::2])),
+    ]
+    bank = PrefitVoters(fitted).fit(X[1::2], y_str[1::2])
+    assert not bank.is_split and bank.n_groups_ == 1
+    assert bank.classes_.tolist() == ["setosa", "versicolor", "virginica"]
+    V = bank.votes(X)
+    for j, est in enumerate(fitted):
+        np.testing.assert_array_equal(bank.classes_[V[:, j]], est.predict(X))
+    assert bank.evaluation_mask().all()
+    np.testing.assert_array_equal(bank.voter_groups_, -1)
+    np.testing.assert_array_equal(bank.sample_groups_, 0)
+
+
+def _check_ensemble_votes(bank, ensemble, X, members_predict):
+    V = bank.votes(X)
+    assert V.shape == (len(X), len(members_predict))
+    for j, pred in enumerate(members_predict):
+        np.testing.assert_array_equal(bank.classes_[V[:, j]], pred)
+
+
+def test_prefit_ensembles(iris):
+    X, y = iris
+    y_lab = np.array([10, 20, 30])[y]
+    Xp, yp, Xb, yb = X[::2], y_lab[::2], X[1::2], y_lab[1::2]
+
+    rf = RandomForestClassifier(n_estimators=5, random_state=0).fit(Xp, yp)
+    bank = PrefitVoters(rf).fit(Xb, yb)
+    preds = [rf.classes_[t.predict(X).astype(int)] for t in rf.estimators_]
+    _check_ensemble_votes(bank, rf, X, preds)
+
+    bag = BaggingClassifier(
+        DecisionTreeClassifier(max_depth=2), n_estimators=4, max_features=2, random_state=0
+    ).fit(Xp, yp)
+    bank = PrefitVoters(FrozenEstimator(bag)).fit(Xb, yb)
+    preds = [
+        bag.classes_[e.predict(X[:, f]).astype(int)]
+        for e, f in zip(bag.estimators_, bag.estimators_features_, strict=True)
+    ]
+    _check_ensemble_votes(bank, bag, X, preds)
+
+    vote = VotingClassifier(
+        [("lr", LogisticRegression(max_iter=500)), ("dt", DecisionTreeClassifier(max_depth=2))]
+    ).fit(Xp, yp)
+    bank = PrefitVoters(vote).fit(Xb, yb)
+    preds = [vote.le_.inverse_transform(e.predict(X)) for e in vote.estimators_]
+    _check_ensemble_votes(bank, vote, X, preds)
+
+    stack = StackingClassifier(
+        [("lr", LogisticRegression(max_iter=500)), ("dt", DecisionTreeClassifier(max_depth=2))],
+        cv=2,
+    ).fit(Xp, yp)
+    bank = PrefitVoters(stack).fit(Xb, yb)
+    preds = [stack.classes_[e.predict(X)] for e in stack.estimators_]
+    _check_ensemble_votes(bank, stack, X, preds)
+
+    ada = AdaBoostClassifier(n_estimators=4, random_state=0).fit(Xp, yp)
+    bank = PrefitVoters(ada).fit(Xb, yb)
+    _check_ensemble_votes(bank, ada, X, [e.predict(X) for e in ada.estimators_])
+
+    gb = GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0).fit(Xp, yp)
+    bank = PrefitVoters(gb).fit(Xb, yb)
+    preds = []
+    for stage in gb.estimators_:
+        raw = np.column_stack([t.predict(X.astype(np.float32)) for t in stage])
+        preds.append(gb.classes_[np.argmax(raw, axis=1)])
+    _check_ensemble_votes(bank, gb, X, preds)
+
+    yb2 = (yb > 10).astype(int)
+    gb2 = GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0)
+    gb2.fit(Xp, (yp > 10).astype(int))
+    bank = PrefitVoters(gb2).fit(Xb, yb2)
+    preds = [(stage[0].predict(X.astype(np.float32)) > 0).astype(int) for stage in gb2.estimators_]
+    _check_ensemble_votes(bank, gb2, X, preds)
+
+
+def test_prefit_clone_keeps_fitted_voters(iris):
+    X, y = iris
+    tree = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    bank = PrefitVoters([tree])
+    cloned = clone(bank)
+    assert cloned.estimators[0] is tree
+    cloned.fit(X, y)
+    np.testing.assert_array_equal(cloned.votes(X)[:, 0], tree.predict(X))
+
+
+def test_prefit_bad_inputs(iris):
+    X, y = iris
+    t3 = DecisionTreeClassifier(max_depth=1).fit(X, y)
+    t2 = DecisionTreeClassifier(max_depth=1).fit(X[y < 2], y[y < 2])
+    with pytest.raises(ValueError, match="disagree on classes_"):
+        PrefitVoters([t3, t2]).fit(X, y)
+    with pytest.raises(ValueError, match="not fitted"):
+        PrefitVoters([t3, DecisionTreeClassifier()]).fit(X, y)
+    with pytest.raises(ValueError, match="do not know"):
+        PrefitVoters([t2]).fit(X, y)
+    with pytest.raises(ValueError, match="2 classes in y"):
+        PrefitVoters([t3]).fit(X[y == 0], y[y == 0])
+    with pytest.raises(ValueError, match="features"):
+        PrefitVoters([t3]).fit(X[:, :3], y)
+    with pytest.raises(ValueError, match="empty"):
+        PrefitVoters([]).fit(X, y)
+    with pytest.raises(InvalidParameterError):
+        PrefitVoters("tree").fit(X, y)
+    Xn = X.copy()
+    Xn[5, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        PrefitVoters([t3]).fit(Xn, y)
+
+
+# ---------------------------------------------------------------------- common
+def _all_banks(X, y):
+    t = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X[::3], y[::3])
+    return [
+        StumpBank(n_thresholds=3).fit(X, y),
+        SplitForest(n_estimators=4, random_state=0).fit(X, y),
+        SplitForest(LogisticRegression(), n_estimators=2, split="single", random_state=0).fit(X, y),
+        PrefitVoters([t, FrozenEstimator(t)]).fit(X, y),
+    ]
+
+
+def test_common_interface_and_pickle(iris):
+    X, y = iris
+    for bank in _all_banks(X, y):
+        assert isinstance(bank, BaseVoters)
+        assert bank.n_features_in_ == 4 and bank.n_classes_ == 3
+        assert bank.voter_groups_.shape == (bank.n_voters_,)
+        assert bank.sample_groups_.shape == (len(y),)
+        assert bank.evaluation_mask().shape == (len(y), bank.n_voters_)
+        V = bank.votes(X)
+        assert V.dtype == np.int8 and V.shape == (len(y), bank.n_voters_)
+        assert V.min() >= 0 and V.max() < 3
+        restored = pickle.loads(pickle.dumps(bank))
+        np.testing.assert_array_equal(restored.votes(X), V)
+        np.testing.assert_array_equal(restored.evaluation_mask(), bank.evaluation_mask())
+        assert repr(restored) == repr(bank)
+        # unfitted clone round-trips through get_params / pickle too
+        pickle.loads(pickle.dumps(clone(bank)))
+
+
+def test_votes_dtype_grows_with_classes():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 2))
+    y = np.arange(600) % 200
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y)
+    bank = PrefitVoters([tree]).fit(X, y)
+    V = bank.votes(X)
+    assert V.dtype == np.int16
+    np.testing.assert_array_equal(bank.classes_[V[:, 0]], tree.predict(X))
+
+
+def test_not_fitted_votes():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        StumpBank().votes(np.zeros((2, 2)))
+    with pytest.raises(NotFittedError):
+        SplitForest().evaluation_mask()
