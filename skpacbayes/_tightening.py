@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 _SEARCH_BITS = 16
-_SCALES = np.exp(np.linspace(-4.0, 6.0, 21))
+_SCALES = np.exp(np.linspace(-4.0, 6.0, 11))
 _DIRICHLET_FLOORS = (1e-1, 1e-2, 1e-3)
 
 
@@ -89,13 +89,19 @@ class PartitionObjective:
         )
 
 
-def _profiled(objective, theta, scaled):
-    """Objective profiled over the L1 scale: (best value, best scale)."""
+def _profiled(objective, theta, scaled, refine=False):
+    """Objective profiled over the L1 scale: (best value, best scale).
+
+    A log-spaced grid of scales in [e^-4, e^6]; with ``refine``, a golden-section
+    refinement on log t between the best point's neighbours.
+    """
     if not scaled:
         return objective(theta), 1.0
     values = [objective(t * theta) for t in _SCALES]
     i = int(np.argmin(values))
     best_value, best_t = values[i], _SCALES[i]
+    if not refine:
+        return best_value, best_t
     # bounded refinement on log t (golden section) between the neighbours
     lo = np.log(_SCALES[max(i - 1, 0)])
     hi = np.log(_SCALES[min(i + 1, _SCALES.size - 1)])
@@ -212,7 +218,7 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
                     eta /= 2
             # H3: rescale
             if scaled:
-                value, t = _profiled(objective, best, True)
+                value, t = _profiled(objective, best, True, refine=True)
                 if value <= best_value:
                     best, best_value = t * best, value
             if best_value > start_value - 1e-12:
@@ -222,7 +228,7 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
     return best, best_value
 
 
-def tighten_partition(estimator, problem, groups, natural, mixture, max_evaluations=3000):
+def tighten_partition(estimator, problem, groups, natural, mixture, max_evaluations=400):
     """Apply :func:`tighten` to a trained posterior; returns (natural, mixture)."""
     objective = PartitionObjective(estimator, problem, groups, mixture, max_evaluations)
     theta0 = objective.flatten(natural, mixture)

@@ -420,6 +420,9 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         z = np.exp(z - z.max(axis=1, keepdims=True))
         return z / z.sum(axis=1, keepdims=True)
 
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "bound_")
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
@@ -708,7 +711,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         from skpacbayes.bounds import pac_bayes_upper
 
         g_up = pac_bayes_upper(stats["gibbs"], kl, m, delta / 2, weights=weights)
-        if float(g_up) >= 0.5:
+        if float(g_up.detach()) >= 0.5:
             return 1 + g_up
         return self._bound_value(stats, kl, m, weights, delta)
 
