@@ -931,7 +931,9 @@ def load_dataset(name, *, data_home=None, return_X_y=False, verify=False):
         DESCR : str
             Short description: source, shape, labels and preprocessing.
         task : {"binary", "multiclass"}
+            Learning task.
         n_classes : int
+            Number of classes.
         name : str
             Canonical dataset name.
         n_train : int or None

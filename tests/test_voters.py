@@ -292,17 +292,17 @@ def _forest_member_predictions(forest, X):
 
 def test_split_halves_disjoint_cover_reproducible(iris):
     X, y = iris
-    a = SplitForest(n_estimators=4, random_state=3).fit(X, y)
+    a = SplitForest(n_estimators=4, random_state=3, stratify=True).fit(X, y)
     h0, h1 = a.halves_
     assert len(np.intersect1d(h0, h1)) == 0
     np.testing.assert_array_equal(np.sort(np.concatenate([h0, h1])), np.arange(len(y)))
     assert (len(h0), len(h1)) == (75, 75)
     assert a.stratified_
     np.testing.assert_array_equal(np.bincount(y[h0]), [25, 25, 25])
-    b = SplitForest(n_estimators=4, random_state=3).fit(X, y)
+    b = SplitForest(n_estimators=4, random_state=3, stratify=True).fit(X, y)
     np.testing.assert_array_equal(a.halves_[0], b.halves_[0])
     np.testing.assert_array_equal(a.votes(X), b.votes(X))
-    c = SplitForest(n_estimators=4, random_state=4).fit(X, y)
+    c = SplitForest(n_estimators=4, random_state=4, stratify=True).fit(X, y)
     assert not np.array_equal(a.halves_[0], c.halves_[0])
     np.testing.assert_array_equal(a.sample_groups_[h0], 0)
     np.testing.assert_array_equal(a.sample_groups_[h1], 1)

@@ -74,10 +74,13 @@ class SplitForest(BaseVoters):
         first half (``split="single"``).
     split : {"cross", "single"}, default="cross"
         Which protocol (see above).
-    stratify : bool, default=True
+    stratify : bool, default=False
         Split with the class proportions of ``y`` when every class has at least 2
         examples (and each half can hold one of each); otherwise a plain random
-        split is used (see ``stratified_``).
+        split is used (see ``stratified_``). The default is a plain random split:
+        the cross bound needs the two halves to be chosen without looking at the
+        data, and a stratified split uses the labels (it makes the halves'
+        class counts dependent). Stratify only for reproduction runs.
     n_jobs : int, default=None
         Parallel jobs (joblib) to grow the voters and to compute the votes.
         ``None`` means 1 unless in a :func:`joblib.parallel_config` context.
@@ -164,7 +167,7 @@ class SplitForest(BaseVoters):
         n_estimators=200,
         *,
         split="cross",
-        stratify=True,
+        stratify=False,
         n_jobs=None,
         random_state=None,
     ):
