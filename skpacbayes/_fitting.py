@@ -18,12 +18,12 @@ _R_CHUNK = 16384
 _KL_SLACK = 1e-12
 
 
-def make_posterior(name, n_voters, n_classes):
-    """Instantiate the posterior family ``name`` with its default prior."""
+def make_posterior(name, n_voters, n_classes, prior=None):
+    """Instantiate the posterior family ``name`` (``prior``: None or a float, broadcast)."""
     from skpacbayes.posteriors import Categorical, Dirichlet, Gaussian
 
     family = {"categorical": Categorical, "dirichlet": Dirichlet, "gaussian": Gaussian}[name]
-    return family(n_voters, n_classes)
+    return family(n_voters, n_classes, prior=None if prior is None else float(prior))
 
 
 @dataclass
@@ -51,7 +51,7 @@ class _Problem:
         self.labels = []
         self.rows = []  # position in the full sample -> row of the half (-1: not used)
         for g in groups:
-            post = make_posterior(estimator.posterior, len(g.voters), self.n_classes)
+            post = make_posterior(estimator.posterior, len(g.voters), self.n_classes, estimator.prior)
             self.posteriors.append(post)
             self.votes.append(torch.from_numpy(np.ascontiguousarray(votes[np.ix_(g.samples, g.voters)])).to(device))
             self.labels.append(torch.from_numpy(y_idx[g.samples].astype(np.int64)).to(device))
@@ -372,7 +372,8 @@ def mixture_win_probabilities(estimator, votes):
     """
     groups = [_Group(v, s) for v, s in estimator.groups_]
     posteriors = [
-        make_posterior(estimator.posterior, g.voters.size, estimator.n_classes_) for g in groups
+        make_posterior(estimator.posterior, g.voters.size, estimator.n_classes_, estimator.prior)
+        for g in groups
     ]
     return _mixture_scores(
         posteriors, estimator.posterior_params_, estimator.mixture_weights_, groups, votes

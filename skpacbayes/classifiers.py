@@ -120,6 +120,13 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     posterior : {"categorical", "dirichlet", "gaussian"}, default="categorical"
         Posterior family over the voters' weights. Combinations that do not
         give a certificate raise a ``ValueError`` naming the valid ones.
+    prior : float or None, default=None
+        The prior, fixed before seeing the data: ``None`` is the family's
+        default (uniform Categorical, Dirichlet(1, ..., 1), N(0, I)); a float
+        ``t`` gives the Gaussian prior N(t 1, I) or the Dirichlet prior
+        Dirichlet(t, ..., t) (not available for the Categorical family). To
+        try several values validly, split delta over them with
+        :class:`~skpacbayes.model_selection.BoundSelectionClassifier`.
     delta : float in (0, 1], default=0.05
         The bound holds with probability at least ``1 - delta``.
     max_epochs : int, default=100
@@ -144,6 +151,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "voters": [None, HasMethods(["fit", "votes"])],
         "posterior": [StrOptions(set(POSTERIORS))],
+        "prior": [None, Real],
         "delta": [Interval(Real, 0, 1, closed="right")],
         "max_epochs": [Interval(Integral, 0, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
@@ -157,11 +165,14 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
 
     #: name of the bound, set by subclasses
     _bound_name: ClassVar[str] = ""
+    #: whether the bound exists for binary tasks only
+    _binary_only: ClassVar[bool] = False
 
     def __init__(
         self,
         voters=None,
         posterior="categorical",
+        prior=None,
         delta=0.05,
         max_epochs=100,
         batch_size=1024,
@@ -174,6 +185,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     ):
         self.voters = voters
         self.posterior = posterior
+        self.prior = prior
         self.delta = delta
         self.max_epochs = max_epochs
         self.batch_size = batch_size
@@ -195,6 +207,14 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         return POSTERIORS
 
     def _check_combination(self, n_classes, split):
+        if self.prior is not None:
+            if self.posterior == "categorical":
+                raise ValueError(
+                    "prior must be None for the categorical posterior (uniform prior); "
+                    "a float prior is available for 'dirichlet' and 'gaussian'."
+                )
+            if self.posterior == "dirichlet" and not self.prior > 0:
+                raise ValueError(f"A Dirichlet prior concentration must be > 0, got {self.prior}.")
         valid = self._valid_posteriors(n_classes, split)
         if self.posterior not in valid:
             task = "binary" if n_classes == 2 else f"{n_classes}-class"
@@ -268,6 +288,11 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes in the data, "
                 f"but the data contains only one class: {classes[0]!r}."
+            )
+        if self._binary_only and classes.shape[0] > 2:
+            raise ValueError(
+                f"Only binary classification is supported by {type(self).__name__}. "
+                f"The target has {classes.shape[0]} classes."
             )
         rng = check_random_state(self.random_state)
         voter_seed, torch_seed = (int(s) for s in rng.randint(np.iinfo(np.int32).max, size=2))
@@ -465,7 +490,7 @@ class FirstOrderBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
@@ -529,7 +554,7 @@ class SecondOrderBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
@@ -577,7 +602,7 @@ class BinomialBoundClassifier(MajorityVoteClassifier):
     ----------
     n_draws : int, default=100
         The number ``N`` of independent voter draws.
-    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
@@ -608,6 +633,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         self,
         voters=None,
         posterior="categorical",
+        prior=None,
         delta=0.05,
         n_draws=100,
         max_epochs=100,
@@ -622,6 +648,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         super().__init__(
             voters=voters,
             posterior=posterior,
+            prior=prior,
             delta=delta,
             max_epochs=max_epochs,
             batch_size=batch_size,
@@ -662,7 +689,7 @@ class CBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
@@ -684,6 +711,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     """
 
     _bound_name = "CBound"
+    _binary_only = True
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -728,7 +756,7 @@ class VCDimBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
@@ -784,7 +812,7 @@ class PartitionBoundClassifier(MajorityVoteClassifier):
     ----------
     tighten : bool, default=True
         Run the post-training heuristics.
-    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
@@ -816,6 +844,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         self,
         voters=None,
         posterior="categorical",
+        prior=None,
         delta=0.05,
         tighten=True,
         max_epochs=100,
@@ -830,6 +859,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         super().__init__(
             voters=voters,
             posterior=posterior,
+            prior=prior,
             delta=delta,
             max_epochs=max_epochs,
             batch_size=batch_size,
@@ -870,7 +900,7 @@ class MarginBoundClassifier(MajorityVoteClassifier):
     ----------
     n_margins : int, default=20
         Size of the fixed grid of margins gamma (log-spaced in [1e-3, 1]).
-    voters, posterior, delta, max_epochs, batch_size, learning_rate, \
+    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier` (only ``posterior="dirichlet"``).
 
@@ -897,6 +927,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         "n_margins": [Interval(Integral, 1, None, closed="left")],
     }
     _bound_name = "Margin"
+    _binary_only = True
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -907,6 +938,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         self,
         voters=None,
         posterior="dirichlet",
+        prior=None,
         delta=0.05,
         n_margins=20,
         max_epochs=100,
@@ -921,6 +953,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         super().__init__(
             voters=voters,
             posterior=posterior,
+            prior=prior,
             delta=delta,
             max_epochs=max_epochs,
             batch_size=batch_size,

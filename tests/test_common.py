@@ -12,6 +12,7 @@ from skpacbayes import (
     CBoundClassifier,
     FirstOrderBoundClassifier,
     MarginBoundClassifier,
+    OccamBoundClassifier,
     PartitionBoundClassifier,
     SecondOrderBoundClassifier,
     VCDimBoundClassifier,
@@ -31,8 +32,10 @@ def _estimators():
     yield CBoundClassifier(**FAST)
     yield VCDimBoundClassifier(**FAST)
     yield PartitionBoundClassifier(**FAST)
-    yield PartitionBoundClassifier(posterior="dirichlet", voters=forest, **FAST)
+    # tighten=False keeps this split-Dirichlet variant fast; tightening is checked above
+    yield PartitionBoundClassifier(posterior="dirichlet", voters=forest, tighten=False, **FAST)
     yield MarginBoundClassifier(**FAST)
+    yield OccamBoundClassifier(**FAST)
     yield BoundSelectionClassifier(
         [FirstOrderBoundClassifier(**FAST), FirstOrderBoundClassifier(posterior="gaussian", **FAST)]
     )

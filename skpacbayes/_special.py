@@ -1,0 +1,638 @@
+"""Differentiable special functions (torch) used by the posterior families.
+
+* :func:`betainc_half` -- the regularized incomplete beta function at one half,
+  ``I_{1/2}(a, b) = P(Beta(a, b) <= 1/2)``, differentiable in both ``a`` and ``b``;
+  it is the stochastic loss of a Dirichlet posterior (SPEC 2.2).
+* :func:`gaussian_cdf`, :func:`gaussian_sf` -- the standard normal distribution and
+  survival functions, accurate in both tails (SPEC 0).
+* :func:`gauss_legendre` -- cached Gauss-Legendre rules (used by the quadratures).
+* :func:`stirling_remainder`, :func:`digamma_minus_log` -- ``lgamma`` and ``digamma``
+  with their large-argument behaviour removed (cancellation-free Gamma ratios, used by
+  the Dirichlet KL).
+
+Everything is vectorized (no Python loop over elements), works for ``float32`` and
+``float64`` tensors on any device, and never touches the global random state.
+"""
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+__all__ = [
+    "betainc_half",
+    "digamma_minus_log",
+    "gauss_legendre",
+    "gaussian_cdf",
+    "gaussian_sf",
+    "stirling_remainder",
+]
+
+_LOG_HALF = -math.log(2.0)
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+_SQRT_HALF = math.sqrt(0.5)
+
+# Regions of betainc_half (see its Notes).
+_QUAD_MIN = 10.0  # quadrature when min(a, b) >= _QUAD_MIN, continued fraction below
+_CF_MAX_STEPS = 4000
+_CF_CHECK_EVERY = 8
+# quadrature settings per compute dtype: (nodes, log-integrand drop at the window ends,
+# degree of the Taylor polynomial of e^x - 1 - x used for |x| < 1/2)
+_QUAD_SETTINGS = {torch.float64: (64, 42.0, 15), torch.float32: (16, 21.0, 8)}
+_NEWTON_STEPS = 2
+_QUAD_CHUNK = 2**16  # elements (rows x nodes) per temporary of the quadrature
+
+
+# ---------------------------------------------------------------------------------------------
+# Gaussian tails
+# ---------------------------------------------------------------------------------------------
+def gaussian_cdf(t):
+    """Standard normal distribution function ``Phi_cdf(t) = P(N(0, 1) <= t)``.
+
+    Computed as ``erfc(-t / sqrt 2) / 2``: relatively accurate in the lower tail
+    (``gaussian_cdf(-30)`` is about ``4.9e-198``, where ``torch.special.ndtr`` returns 0).
+    Differentiable.
+
+    Parameters
+    ----------
+    t : torch.Tensor
+        Floating point tensor of any shape.
+
+    Returns
+    -------
+    torch.Tensor
+        ``P(N(0, 1) <= t)``, same shape, dtype and device as ``t``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes._special import gaussian_cdf
+    >>> gaussian_cdf(torch.tensor([0.0, 1.0], dtype=torch.float64))
+    tensor([0.5000, 0.8413], dtype=torch.float64)
+    """
+    return 0.5 * torch.special.erfc(-t * _SQRT_HALF)
+
+
+def gaussian_sf(t):
+    """Standard normal survival function ``Phi_sf(t) = P(N(0, 1) > t) = erfc(t / sqrt 2) / 2``.
+
+    Relatively accurate in the upper tail. This is the function the paper calls
+    ``Phi`` (SPEC 0, [ERRATUM-naming]). Differentiable.
+
+    Parameters
+    ----------
+    t : torch.Tensor
+        Floating point tensor of any shape.
+
+    Returns
+    -------
+    torch.Tensor
+        ``P(N(0, 1) > t)``, same shape, dtype and device as ``t``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes._special import gaussian_sf
+    >>> gaussian_sf(torch.tensor([0.0, 1.0], dtype=torch.float64))
+    tensor([0.5000, 0.1587], dtype=torch.float64)
+    >>> float(gaussian_sf(torch.tensor(30.0, dtype=torch.float64))) > 0
+    True
+    """
+    return 0.5 * torch.special.erfc(t * _SQRT_HALF)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gauss-Legendre rules
+# ---------------------------------------------------------------------------------------------
+@lru_cache(maxsize=64)
+def _gauss_legendre_np(n):
+    x, w = np.polynomial.legendre.leggauss(n)
+    return x, w
+
+
+def gauss_legendre(n, dtype=torch.float64, device="cpu"):
+    """Nodes and weights of the ``n``-point Gauss-Legendre rule on ``[-1, 1]``.
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes.
+    dtype : torch.dtype, default=torch.float64
+        Floating dtype of the returned tensors.
+    device : str or torch.device, default="cpu"
+        Device of the returned tensors.
+
+    Returns
+    -------
+    nodes, weights : torch.Tensor
+        Two tensors of shape ``(n,)``; ``sum(weights * f(nodes))`` integrates
+        polynomials of degree ``2 n - 1`` exactly.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes._special import gauss_legendre
+    >>> x, w = gauss_legendre(3)
+    >>> round(float((w * x**4).sum()), 12)  # int_{-1}^{1} x^4 dx = 2/5
+    0.4
+    """
+    x, w = _gauss_legendre_np(int(n))
+    return (
+        torch.as_tensor(x, dtype=dtype, device=device),
+        torch.as_tensor(w, dtype=dtype, device=device),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Series helpers
+# ---------------------------------------------------------------------------------------------
+# Stirling remainder lgamma(x) - (x - 1/2) ln x + x - ln(2 pi)/2 = sum_k B_2k / (2k (2k-1) x^(2k-1))
+_STIRLING = (
+    1.0 / 12.0,
+    -1.0 / 360.0,
+    1.0 / 1260.0,
+    -1.0 / 1680.0,
+    1.0 / 1188.0,
+    -691.0 / 360360.0,
+    1.0 / 156.0,
+    -3617.0 / 122400.0,
+)
+# psi(x) - ln x = -1/(2x) - sum_k B_2k / (2k x^(2k))
+_DIGAMMA_TAIL = (
+    -1.0 / 12.0,
+    1.0 / 120.0,
+    -1.0 / 252.0,
+    1.0 / 240.0,
+    -1.0 / 132.0,
+    691.0 / 32760.0,
+    -1.0 / 12.0,
+    3617.0 / 8160.0,
+)
+
+
+def _stirling_remainder(x):
+    """``lgamma(x) - ((x - 1/2) ln x - x + ln(2 pi) / 2)`` for ``x >= 10``.
+
+    The asymptotic series truncated after 8 terms; at ``x = 10`` the first omitted
+    term is ``1.8e-18`` (``B_18 / (18 * 17 * x^17)``) and bounds the error.
+    """
+    y = 1.0 / (x * x)
+    acc = torch.full_like(x, _STIRLING[-1])
+    for c in reversed(_STIRLING[:-1]):
+        acc = acc * y + c
+    return acc / x
+
+
+def _digamma_minus_log(x):
+    """``digamma(x) - ln x`` for ``x >= 10`` (asymptotic series, error below ``3.1e-18``)."""
+    y = 1.0 / (x * x)
+    acc = torch.full_like(x, _DIGAMMA_TAIL[-1])
+    for c in reversed(_DIGAMMA_TAIL[:-1]):
+        acc = acc * y + c
+    return acc * y - 0.5 / x
+
+
+def stirling_remainder(x):
+    r"""Remainder of Stirling's formula, ``lgamma(x) - ((x - 1/2) ln x - x + ln(2 pi) / 2)``.
+
+    Differentiable, for any ``x > 0`` (asymptotic series for ``x >= 10``, ``lgamma``
+    below). Used to write Gamma-function ratios of large arguments without the
+    cancellation of ``lgamma`` differences.
+
+    Parameters
+    ----------
+    x : torch.Tensor
+        Positive floating point tensor.
+
+    Returns
+    -------
+    torch.Tensor
+        Same shape and dtype as ``x``.
+
+    Examples
+    --------
+    >>> import math, torch
+    >>> from skpacbayes._special import stirling_remainder
+    >>> x = torch.tensor([0.5, 20.0], dtype=torch.float64)
+    >>> direct = torch.lgamma(x) - ((x - 0.5) * torch.log(x) - x + 0.5 * math.log(2 * math.pi))
+    >>> bool(torch.allclose(stirling_remainder(x), direct, rtol=1e-12, atol=1e-14))
+    True
+    """
+    big = torch.clamp(x, min=10.0)
+    small = torch.clamp(x, max=10.0)
+    direct = torch.lgamma(small) - ((small - 0.5) * torch.log(small) - small + _HALF_LOG_2PI)
+    return torch.where(x >= 10.0, _stirling_remainder(big), direct)
+
+
+def digamma_minus_log(x):
+    r"""``digamma(x) - ln x``, differentiable, for any ``x > 0``.
+
+    Asymptotic series for ``x >= 10`` (no cancellation for large ``x``), direct below.
+
+    Parameters
+    ----------
+    x : torch.Tensor
+        Positive floating point tensor.
+
+    Returns
+    -------
+    torch.Tensor
+        Same shape and dtype as ``x``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes._special import digamma_minus_log
+    >>> x = torch.tensor([0.5, 1e6], dtype=torch.float64)
+    >>> digamma_minus_log(x)  # ~ -1/(2x) for large x
+    tensor([-1.2704e+00, -5.0000e-07], dtype=torch.float64)
+    """
+    big = torch.clamp(x, min=10.0)
+    small = torch.clamp(x, max=10.0)
+    direct = torch.digamma(small) - torch.log(small)
+    return torch.where(x >= 10.0, _digamma_minus_log(big), direct)
+
+
+def _expm1_minus_x(x, degree):
+    """``e^x - 1 - x`` with full relative accuracy (Taylor polynomial for ``|x| < 1/2``)."""
+    coeffs = [1.0 / math.factorial(j) for j in range(2, degree + 1)]
+    acc = torch.full_like(x, coeffs[-1])
+    for c in reversed(coeffs[:-1]):
+        acc = acc * x + c
+    small = acc * x * x
+    return torch.where(x.abs() < 0.5, small, torch.expm1(x) - x)
+
+
+# ---------------------------------------------------------------------------------------------
+# I_{1/2}(a, b): continued fraction (min(a, b) < _QUAD_MIN)
+# ---------------------------------------------------------------------------------------------
+def _cf_terms(step, a, b):
+    """Partial numerator d_step of the continued fraction of I_{1/2}(a, b) and its derivatives.
+
+    I_x(a, b) = x^a (1-x)^b / (a B(a, b)) / (1 + d_1 / (1 + d_2 / (1 + ...))) with
+    d_{2m+1} = -(a+m)(a+b+m) x / ((a+2m)(a+2m+1)), d_{2m} = m(b-m) x / ((a+2m-1)(a+2m)).
+    """
+    x = 0.5
+    if step % 2 == 1:
+        m = (step - 1) // 2
+        if m == 0:  # a / a cancelled, so that a = 0 is not a 0/0
+            d = -(a + b) * x / (a + 1.0)
+            d_a = -x * (1.0 - b) / (a + 1.0) ** 2
+            d_b = -x / (a + 1.0)
+            return d, d_a, d_b
+        den = (a + 2 * m) * (a + 2 * m + 1)
+        d = -(a + m) * (a + b + m) * x / den
+        d_a = d * (1.0 / (a + m) + 1.0 / (a + b + m) - 1.0 / (a + 2 * m) - 1.0 / (a + 2 * m + 1))
+        d_b = -(a + m) * x / den
+        return d, d_a, d_b
+    m = step // 2
+    den = (a + 2 * m - 1) * (a + 2 * m)
+    d = m * (b - m) * x / den
+    d_a = -d * (1.0 / (a + 2 * m - 1) + 1.0 / (a + 2 * m))
+    d_b = m * x / den
+    return d, d_a, d_b
+
+
+def _betainc_half_cf(a, b):
+    """I_{1/2}(a, b) and its partial derivatives for float64 1-D tensors with a >= b >= 0, a > 0.
+
+    The continued fraction converges for x = 1/2 <= (a+1)/(a+b+2), i.e. for a >= b. Its
+    convergents A_j / B_j follow the three-term recurrence A_{j+1} = A_j + d_j A_{j-1}
+    (same for B); the derivatives of A_j and B_j with respect to a and b follow the
+    differentiated recurrence, carried along. All quantities are rescaled by B_j at every
+    step (this leaves the convergent and its derivative unchanged). Converged entries
+    leave the active set, so the cost follows the slowest entry only for that entry.
+    """
+    n = a.numel()
+    val = torch.empty_like(a)
+    d_a_out = torch.empty_like(a)
+    d_b_out = torch.empty_like(a)
+    if n == 0:
+        return val, d_a_out, d_b_out
+    # prefactor x^a (1-x)^b Gamma(a+b) / (Gamma(a+1) Gamma(b)) = b * Q (smooth at b = 0)
+    s = a + b
+    log_q = s * _LOG_HALF + torch.lgamma(s) - torch.lgamma(a + 1.0) - torch.lgamma(b + 1.0)
+    q = torch.exp(log_q)
+    pref = b * q
+    psi_s = torch.digamma(s)
+    pref_a = pref * (_LOG_HALF + psi_s - torch.digamma(a + 1.0))
+    pref_b = q * (1.0 + b * (_LOG_HALF + psi_s - torch.digamma(b + 1.0)))
+
+    one = torch.ones_like(a)
+    zero = torch.zeros_like(a)
+    # state after the first convergent: A_0 = 0, A_1 = 1, B_0 = 1, B_1 = 1
+    st = [zero, one, one, one] + [zero.clone() for _ in range(8)]
+    # st = [A_prev, A, B_prev, B, then d/da of the four, then d/db of the four]
+    idx = torch.arange(n, device=a.device)
+    aa, bb = a, b
+    k_old = one
+    ka_old = zero
+    kb_old = zero
+    tol = 4.0 * torch.finfo(torch.float64).eps
+    step = 0
+    while idx.numel() > 0:
+        for _ in range(_CF_CHECK_EVERY):
+            step += 1
+            d, d_a, d_b = _cf_terms(step, aa, bb)
+            a_p, a_c, b_p, b_c, ap_a, ac_a, bp_a, bc_a, ap_b, ac_b, bp_b, bc_b = st
+            a_n = a_c + d * a_p
+            b_n = b_c + d * b_p
+            an_a = ac_a + d * ap_a + d_a * a_p
+            bn_a = bc_a + d * bp_a + d_a * b_p
+            an_b = ac_b + d * ap_b + d_b * a_p
+            bn_b = bc_b + d * bp_b + d_b * b_p
+            scale = torch.where(b_n != 0, 1.0 / b_n, 1.0)
+            st = [
+                a_c * scale, a_n * scale, b_c * scale, b_n * scale,
+                ac_a * scale, an_a * scale, bc_a * scale, bn_a * scale,
+                ac_b * scale, an_b * scale, bc_b * scale, bn_b * scale,
+            ]  # fmt: skip
+        k = st[1] / st[3]
+        k_a = (st[5] - k * st[7]) / st[3]
+        k_b = (st[9] - k * st[11]) / st[3]
+        done = (
+            ((k - k_old).abs() <= tol * k.abs())
+            & ((k_a - ka_old).abs() <= tol * (k_a.abs() + k.abs()))
+            & ((k_b - kb_old).abs() <= tol * (k_b.abs() + k.abs()))
+        )
+        if step >= _CF_MAX_STEPS:  # pragma: no cover - not reached for min(a, b) < _QUAD_MIN
+            done = torch.ones_like(done)
+        if bool(done.any()):
+            j = idx[done]
+            val[j] = k[done]
+            d_a_out[j] = k_a[done]
+            d_b_out[j] = k_b[done]
+            keep = ~done
+            idx = idx[keep]
+            aa, bb = aa[keep], bb[keep]
+            st = [t[keep] for t in st]
+            k, k_a, k_b = k[keep], k_a[keep], k_b[keep]
+        k_old, ka_old, kb_old = k, k_a, k_b
+    value = pref * val
+    grad_a = pref_a * val + pref * d_a_out
+    grad_b = pref_b * val + pref * d_b_out
+    return value, grad_a, grad_b
+
+
+# ---------------------------------------------------------------------------------------------
+# I_{1/2}(a, b): quadrature in the logit variable (min(a, b) >= _QUAD_MIN)
+# ---------------------------------------------------------------------------------------------
+def _cgf(v, p, q, degree):
+    """K(v) = ln(q e^{-p v} + p e^{q v}) >= 0 (cumulant function of a centred Bernoulli(p)),
+
+    computed as log1p(q (e^{-pv} - 1 + pv) + p (e^{qv} - 1 - qv)), a sum of non-negative
+    terms, hence with full relative accuracy even when s K(v) involves s ~ 1e8.
+    """
+    return torch.log1p(q * _expm1_minus_x(-p * v, degree) + p * _expm1_minus_x(q * v, degree))
+
+
+def _cgf_prime(v, p, q):
+    """K'(v) = p q (e^{q v} - e^{-p v}) / (q e^{-p v} + p e^{q v})."""
+    e1 = torch.exp(-p * v)
+    e2 = torch.exp(q * v)
+    return p * q * (e2 - e1) / (q * e1 + p * e2)
+
+
+def _betainc_half_quad(a, b, compute_dtype):
+    """I_{1/2}(a, b) and its partial derivatives (float64) for 1-D tensors with min(a, b) >= 10.
+
+    With t = sigmoid(u) the Beta(a, b) density of u is exp(a ln t + b ln(1 - t)) / B(a, b).
+    Put s = a + b, p = a / s, q = b / s, kappa = a b / s, u* = ln(a / b) (the mode) and
+    u = u* + v, v = z / sqrt(kappa). Then, exactly,
+
+        density du = C exp(-s K(v)) dz,   C = exp(-(D(a) + D(b) - D(s))) / sqrt(2 pi),
+
+    with K the cumulant function of :func:`_cgf` and D the Stirling remainder, and
+    I_{1/2}(a, b) is the integral over u <= 0, i.e. z <= z0 = -u* sqrt(kappa). The side of
+    z0 holding less mass is integrated (I = C J, or I = 1 - C J) with a Gauss-Legendre rule
+    on [z0, z_end], where s K(z_end / sqrt(kappa)) >= drop (Newton on the convex K from the
+    Gaussian guess; every Newton iterate after the first lies beyond the root). The
+    derivatives are integrals of the same integrand times d/da ln(density) =
+    q v - K(v) - (psi(a) - ln a) + (psi(s) - ln s) and d/db ln(density) =
+    -p v - K(v) - (psi(b) - ln b) + (psi(s) - ln s) (differentiation under the integral
+    sign; the limit u = 0 does not depend on a, b). Everything runs in ``compute_dtype``.
+    """
+    n_nodes, drop, degree = _QUAD_SETTINGS[compute_dtype]
+    a = a.to(compute_dtype)
+    b = b.to(compute_dtype)
+    s = a + b
+    p = a / s
+    q = b / s
+    kappa = a * q
+    root_kappa = torch.sqrt(kappa)
+    sigma = 1.0 / root_kappa
+    # u* = ln(a / b) without cancellation when a ~ b (a - b is exact there)
+    log_ratio = torch.where(a <= b, torch.log1p((b - a) / a), -torch.log1p((a - b) / b))
+    z0 = log_ratio * root_kappa
+    log_c = -(_stirling_remainder(a) + _stirling_remainder(b) - _stirling_remainder(s))
+    c = torch.exp(log_c - _HALF_LOG_2PI)
+    psi_s = _digamma_minus_log(s)
+    da_const = -_digamma_minus_log(a) + psi_s
+    db_const = -_digamma_minus_log(b) + psi_s
+    right = z0 > 0  # more than half of the mass lies below u = 0: integrate the upper tail
+    side = torch.where(right, 1.0, -1.0).to(a)
+
+    # window end: s K(sigma z) = drop on the integrated side
+    z = side * math.sqrt(2.0 * drop)
+    for _ in range(_NEWTON_STEPS):
+        v = sigma * z
+        g = s * _cgf(v, p, q, degree) - drop
+        gp = s * sigma * _cgf_prime(v, p, q)
+        z = z - g / gp
+    z_end = z
+    lo = torch.where(right, z0, torch.minimum(z_end, z0))
+    hi = torch.where(right, torch.maximum(z_end, z0), z0)
+    mid = 0.5 * (lo + hi)
+    half = 0.5 * (hi - lo)
+
+    nodes, weights = gauss_legendre(n_nodes, compute_dtype, a.device)
+    j0 = torch.empty_like(a)
+    ja = torch.empty_like(a)
+    jb = torch.empty_like(a)
+    step = max(1, _QUAD_CHUNK // n_nodes)
+    for i in range(0, a.shape[0], step):
+        sl = slice(i, i + step)
+        pc, qc = p[sl, None], q[sl, None]
+        v = sigma[sl, None] * (mid[sl, None] + half[sl, None] * nodes)
+        k_v = _cgf(v, pc, qc, degree)
+        e = torch.exp(-s[sl, None] * k_v) * weights
+        ek = (e * k_v).sum(dim=1)
+        ev = (e * v).sum(dim=1)
+        j0[sl] = e.sum(dim=1)
+        ja[sl] = qc[:, 0] * ev - ek
+        jb[sl] = -pc[:, 0] * ev - ek
+    ja = ja + da_const * j0
+    jb = jb + db_const * j0
+    scale = c * half
+    mass = scale * j0
+    value = torch.where(right, 1.0 - mass, mass)
+    grad_a = -side * scale * ja
+    grad_b = -side * scale * jb
+    return value.double(), grad_a.double(), grad_b.double()
+
+
+# ---------------------------------------------------------------------------------------------
+# I_{1/2}(a, b): dispatch and autograd
+# ---------------------------------------------------------------------------------------------
+def _betainc_half_with_grad(a, b):
+    """(I, dI/da, dI/db) for broadcast, same-dtype float tensors ``a`` and ``b``."""
+    out_dtype = a.dtype
+    compute_dtype = torch.float64 if out_dtype == torch.float64 else torch.float32
+    a64 = a.detach().to(torch.float64).reshape(-1)
+    b64 = b.detach().to(torch.float64).reshape(-1)
+    val = torch.full_like(a64, math.nan)
+    grad_a = torch.full_like(a64, math.nan)
+    grad_b = torch.full_like(a64, math.nan)
+
+    valid = (a64 >= 0) & (b64 >= 0) & ~((a64 == 0) & (b64 == 0))
+    valid &= ~(torch.isinf(a64) & torch.isinf(b64))
+    inf_a = valid & torch.isinf(a64)  # Beta(inf, b): point mass at 1
+    inf_b = valid & torch.isinf(b64) & ~inf_a  # point mass at 0
+    val[inf_a] = 0.0
+    val[inf_b] = 1.0
+    grad_a[inf_a | inf_b] = 0.0
+    grad_b[inf_a | inf_b] = 0.0
+    finite = valid & ~inf_a & ~inf_b
+    small = torch.minimum(a64, b64)
+    quad = finite & (small >= _QUAD_MIN)
+    cf = finite & ~quad
+
+    j = torch.nonzero(quad).reshape(-1)
+    if j.numel():
+        v, ga, gb = _betainc_half_quad(a64[j], b64[j], compute_dtype)
+        val[j], grad_a[j], grad_b[j] = v, ga, gb
+
+    j = torch.nonzero(cf).reshape(-1)
+    if j.numel():
+        aj, bj = a64[j], b64[j]
+        swap = aj < bj  # I(a, b) = 1 - I(b, a): evaluate with the larger parameter first
+        big = torch.where(swap, bj, aj)
+        sml = torch.where(swap, aj, bj)
+        v, g_big, g_sml = _betainc_half_cf(big, sml)
+        val[j] = torch.where(swap, 1.0 - v, v)
+        grad_a[j] = torch.where(swap, -g_sml, g_big)
+        grad_b[j] = torch.where(swap, -g_big, g_sml)
+
+    val = val.clamp(0.0, 1.0)  # NaN stays NaN
+    shape = a.shape
+    return (
+        val.reshape(shape).to(out_dtype),
+        grad_a.reshape(shape).to(out_dtype),
+        grad_b.reshape(shape).to(out_dtype),
+    )
+
+
+class _BetaincHalf(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b, a_residual, b_residual):
+        a_b, b_b = torch.broadcast_tensors(a, b)
+        value, grad_a, grad_b = _betainc_half_with_grad(a_b, b_b)
+        if a_residual is not None or b_residual is not None:
+            # first-order correction for arguments known as (rounded value + residual)
+            correction = torch.zeros_like(value)
+            for res, grad in ((a_residual, grad_a), (b_residual, grad_b)):
+                if res is not None:
+                    res = res.to(value.dtype).expand_as(value)
+                    correction = correction + torch.where(res != 0, grad * res, 0.0)
+            value = (value + correction).clamp(0.0, 1.0)
+        ctx.save_for_backward(grad_a, grad_b)
+        ctx.shapes = (a.shape, b.shape)
+        return value
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad_out):
+        grad_a, grad_b = ctx.saved_tensors
+        shape_a, shape_b = ctx.shapes
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ga = (grad_out * grad_a).sum_to_size(shape_a)
+        if ctx.needs_input_grad[1]:
+            gb = (grad_out * grad_b).sum_to_size(shape_b)
+        return ga, gb, None, None
+
+
+def _as_float_pair(a, b):
+    ta, tb = torch.is_tensor(a), torch.is_tensor(b)
+    if ta and a.is_floating_point():
+        dtype, device = a.dtype, a.device
+    elif tb and b.is_floating_point():
+        dtype, device = b.dtype, b.device
+    else:
+        dtype = torch.float64
+        device = a.device if ta else (b.device if tb else torch.device("cpu"))
+    if ta and tb and a.is_floating_point() and b.is_floating_point():
+        dtype = torch.promote_types(a.dtype, b.dtype)
+    if dtype not in (torch.float32, torch.float64):
+        dtype = torch.float32 if dtype in (torch.float16, torch.bfloat16) else torch.float64
+    a = a.to(dtype) if ta else torch.as_tensor(a, dtype=dtype, device=device)
+    b = b.to(dtype) if tb else torch.as_tensor(b, dtype=dtype, device=device)
+    return a, b
+
+
+def betainc_half(a, b, *, a_residual=None, b_residual=None):
+    r"""Regularized incomplete beta function at one half, ``I_{1/2}(a, b) = P(Beta(a, b) <= 1/2)``.
+
+    Differentiable in both arguments (custom autograd function; first order only).
+
+    Parameters
+    ----------
+    a, b : torch.Tensor or float
+        Non-negative shape parameters (broadcast together). ``float32`` or ``float64``;
+        Python numbers give ``float64``.
+    a_residual, b_residual : torch.Tensor, optional
+        For arguments known more accurately than one float, as ``a + a_residual`` (e.g.
+        the rounding error of a sum, from an error-free transformation): the first-order
+        correction ``dI/da a_residual + dI/db b_residual`` is added to the value (not
+        differentiated). Large parameters make ``I`` sensitive to the last bits of its
+        arguments (``|a dI/da| ~ 0.2 sqrt(a + b)``); the correction removes that
+        sensitivity.
+
+    Returns
+    -------
+    torch.Tensor
+        ``I_{1/2}(a, b)`` in ``[0, 1]``, with the limits of SPEC 0: ``I(a, 0) = 0`` for
+        ``a > 0`` (Beta(a, 0) is a point mass at 1) and ``I(0, b) = 1`` for ``b > 0``; also
+        ``I(inf, b) = 0`` and ``I(a, inf) = 1``. NaN for negative or NaN input and for
+        ``a = b = 0`` or ``a = b = inf``.
+
+    Notes
+    -----
+    Two methods, both carrying the partial derivatives along with the value:
+
+    * ``min(a, b) < 10``: the classical continued fraction of ``I_x(a, b)`` evaluated for
+      the larger parameter first (``I(a, b) = 1 - I(b, a)``), where it converges for
+      ``x = 1/2`` (at most 32 steps here); its convergents and their derivatives follow
+      a linear three-term recurrence, iterated to relative convergence ``4 eps``. The
+      prefactor is written ``b x^a (1-x)^b Gamma(a+b) / (Gamma(a+1) Gamma(b+1))`` so that
+      it is smooth down to ``a, b = 0``. Always in float64.
+    * ``min(a, b) >= 10``: an exact change of variables (logit, centred at the mode and
+      scaled by the curvature) turns the Beta density into ``C exp(-s K(v))`` with ``K``
+      a cumulant function evaluated without cancellation and ``C`` from Stirling series;
+      the smaller tail is integrated with a 64-point (``float64``) or 16-point
+      (``float32``) Gauss-Legendre rule on the window where ``s K <= 42`` (resp. 21). This
+      stays uniformly accurate up to ``a, b ~ 1e12`` and beyond, where ``lgamma``
+      differences would lose 7 digits or more.
+
+    Measured against mpmath (50 digits) and ``scipy.special.betainc`` on ``a, b``
+    log-uniform in ``[1e-8, 1e8]`` and near the diagonal: absolute error below ``1e-14``
+    in ``float64`` (scipy itself is off by up to ``7e-14`` at ``a = b = 1e8``); the
+    derivatives agree with mpmath to ``1e-15`` relative (``tests/test_special.py``).
+    ``float32`` inputs: absolute error about ``3e-7``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes._special import betainc_half
+    >>> round(float(betainc_half(3.0, 2.0)), 14)  # P(Beta(3, 2) <= 1/2) = 5/16
+    0.3125
+    >>> float(betainc_half(5.0, 0.0)), float(betainc_half(0.0, 5.0))
+    (0.0, 1.0)
+    >>> a = torch.tensor([2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    >>> betainc_half(a, 2.5).sum().backward()
+    >>> bool((a.grad < 0).all())  # more mass on the first parameter pushes Beta to 1
+    True
+    """
+    a, b = _as_float_pair(a, b)
+    return _BetaincHalf.apply(a, b, a_residual, b_residual)

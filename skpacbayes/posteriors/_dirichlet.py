@@ -1,0 +1,311 @@
+"""Dirichlet posterior D(alpha): weights drawn on the simplex (SPEC 2.2)."""
+
+import math
+
+import torch
+
+from .._special import betainc_half, digamma_minus_log, stirling_remainder
+from ._base import (
+    Posterior,
+    _as_float_tensor,
+    exact_total,
+    init_noise,
+    log_gamma_variates,
+    margin_is_nonpositive,
+    vote_sums,
+)
+
+__all__ = ["Dirichlet", "dirichlet_kl"]
+
+_MAX_TOTAL = 1e16  # float64 losses are certified for sum(alpha) <= this
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def dirichlet_kl(alpha, beta):
+    r"""``KL(D(alpha) || D(beta))``, written without large cancellations.
+
+    With ``lgamma(x) = (x - 1/2) ln x - x + ln(2 pi)/2 + S(x)`` (Stirling remainder ``S``)
+    and ``digamma(x) = ln x + T(x)``, the textbook formula
+    ``lnG(a0) - sum lnG(a_i) - lnG(b0) + sum lnG(b_i) + sum (a_i - b_i)(psi(a_i) - psi(a0))``
+    becomes (the ``a_i ln(a_i / a0)`` terms cancel exactly)
+
+    ``sum (1/2 - b_i) ln a_i + (b0 - 1/2) ln a0 + (1 - n) ln(2 pi)/2 + S(a0) - sum S(a_i)
+    + sum (a_i - b_i) T(a_i) - (a0 - b0) T(a0) - lnG(b0) + sum lnG(b_i)``,
+
+    whose terms stay moderate even for concentrations of ``1e7`` and more (the plain
+    formula would lose about ``1e-8`` absolute there). Differentiable in ``alpha``.
+
+    Parameters
+    ----------
+    alpha, beta : torch.Tensor
+        Positive concentration vectors of the same shape and dtype.
+
+    Returns
+    -------
+    torch.Tensor
+        Scalar, clamped at ``>= 0``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes.posteriors import dirichlet_kl
+    >>> a = torch.tensor([3.5, 2.5, 2.0, 1.2, 0.8], dtype=torch.float64)
+    >>> round(float(dirichlet_kl(a, torch.ones_like(a))), 12)
+    1.183273274886
+    """
+    n = alpha.shape[-1]
+    a0 = alpha.sum()
+    b0 = beta.sum()
+    value = (
+        ((0.5 - beta) * torch.log(alpha)).sum()
+        + (b0 - 0.5) * torch.log(a0)
+        + (1 - n) * _HALF_LOG_2PI
+        + stirling_remainder(a0)
+        - stirling_remainder(alpha).sum()
+        + ((alpha - beta) * digamma_minus_log(alpha)).sum()
+        - (a0 - b0) * digamma_minus_log(a0)
+        - torch.lgamma(b0)
+        + torch.lgamma(beta).sum()
+    )
+    return torch.clamp(value, min=0.0)
+
+
+class Dirichlet(Posterior):
+    """Dirichlet posterior ``D(alpha)`` over the voter weights (SPEC 2.2).
+
+    A draw ``w ~ D(alpha)`` lies on the simplex; its vote errs iff the weight of the
+    erring voters is at least one half (ties are errors). With ``a_F = sum_{err} alpha_i``
+    and ``a_T = sum_{correct} alpha_i`` (each summed directly), the erring mass is
+    ``Beta(a_F, a_T)`` and ``r = P(Beta(a_F, a_T) >= 1/2) = I_{1/2}(a_T, a_F)``
+    (:func:`~skpacbayes._special.betainc_half`). The mean vote (weights
+    ``alpha / sum alpha``) errs iff ``2 a_F >= A``; ``r >= 1/2`` exactly then (median
+    property, (F1)).
+
+    Parameters
+    ----------
+    n_voters : int
+        Number of voters.
+    n_classes : int, default=2
+        Number of classes (the loss ``1{w_F >= 1/2}`` is used for every ``k``;
+        :meth:`win_probabilities` is binary only).
+    prior : array-like of shape (n_voters,) or float, default=None
+        Prior concentrations (``> 0``); ``None`` is ``Dirichlet(1, ..., 1)``.
+
+    Attributes
+    ----------
+    loss_tolerance : float
+        ``1e-9``, for ``A = sum(alpha) <= 1e16`` (float64 :meth:`stochastic_loss` refuses
+        larger totals). In float64, ``a_T`` and ``a_F`` are summed with the error-free
+        split and their rounding residuals are kept (two-sum) and passed to
+        :func:`~skpacbayes._special.betainc_half`, which adds the first-order correction
+        ``dI/da res_T + dI/db res_F``: without it the answer would move by up to
+        ``(|a dI/da| + |b dI/db|) 2^-52``, about ``0.4 sqrt(A) 2^-52`` (``3e-11`` measured at
+        ``A = 6e14``); with it the input error is below ``1e-30 A`` plus a second-order
+        ``u^2 A``. The evaluation of ``I_{1/2}`` is within ``2e-15`` of 50-digit mpmath
+        references on every case tested (``a, b`` from ``1e-8`` to ``1e16``,
+        ``tests/test_special.py``, ``tests/test_posteriors.py``); it is measured, not
+        proven, hence a wide margin.
+
+    Notes
+    -----
+    ``natural(raw) = exp(raw)``. KL from :func:`dirichlet_kl`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes.posteriors import Dirichlet
+    >>> post = Dirichlet(n_voters=2)
+    >>> alpha = torch.tensor([3.0, 2.0], dtype=torch.float64)
+    >>> votes = torch.tensor([[1, 0], [0, 1]], dtype=torch.int8)  # y = 1
+    >>> post.stochastic_loss(alpha, votes, torch.tensor([1, 1]))  # I(3,2), I(2,3)
+    tensor([0.3125, 0.6875], dtype=torch.float64)
+    >>> post.deterministic_loss(alpha, votes, torch.tensor([1, 1]))
+    tensor([False,  True])
+    """
+
+    name = "dirichlet"
+
+    def __init__(self, n_voters: int, n_classes: int = 2, prior=None):
+        super().__init__(n_voters, n_classes, prior)
+        self.loss_tolerance = 1e-9
+
+    def _resolve_prior(self, prior):
+        if prior is None:
+            return torch.ones(self.n_voters, dtype=torch.float64)
+        beta = _as_float_tensor(prior, "prior", torch.float64, "cpu").reshape(-1)
+        if beta.numel() == 1:
+            beta = beta.expand(self.n_voters).clone()
+        if beta.shape != (self.n_voters,):
+            raise ValueError(f"prior must have shape ({self.n_voters},), got {tuple(beta.shape)}.")
+        if not bool(torch.isfinite(beta).all()) or bool((beta <= 0).any()):
+            raise ValueError("prior concentrations must be finite and > 0.")
+        return beta
+
+    def _checked(self, nat):
+        nat = self._nat(nat)
+        with torch.no_grad():
+            if not bool(torch.isfinite(nat).all()) or bool((nat <= 0).any()):
+                raise ValueError(
+                    "Dirichlet concentrations must be finite and > 0 (alpha_i = 0 makes the "
+                    "KL to the prior infinite)."
+                )
+        return nat
+
+    # -- parametrization ------------------------------------------------------------------
+    def init_raw(self, *, generator=None, dtype=torch.float32, device="cpu"):
+        """``log(prior) + 0.01 N(0, I)`` (noise from ``generator``).
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> raw = Dirichlet(3).init_raw(generator=torch.Generator().manual_seed(0))
+        >>> bool((Dirichlet(3).natural(raw) - 1).abs().max() < 0.1)
+        True
+        """
+        raw = torch.log(self.prior) + init_noise(self.n_voters, generator)
+        raw = raw.to(dtype=dtype, device=device)
+        return raw.requires_grad_(True)
+
+    def natural(self, raw):
+        """``alpha = exp(raw)``.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> Dirichlet(2).natural(torch.zeros(2))
+        tensor([1., 1.])
+        """
+        return torch.exp(raw)
+
+    def raw_from_natural(self, nat):
+        """``log(alpha)``.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> Dirichlet(2).raw_from_natural(torch.tensor([1.0, 1.0]))
+        tensor([0., 0.])
+        """
+        return torch.log(self._checked(nat))
+
+    # -- KL, losses -----------------------------------------------------------------------
+    def kl(self, nat):
+        """``KL(D(alpha) || D(prior))`` (:func:`dirichlet_kl`).
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> float(Dirichlet(3).kl(torch.ones(3, dtype=torch.float64)))
+        0.0
+        """
+        nat = self._checked(nat)
+        return dirichlet_kl(nat, self._prior_like(nat))
+
+    def _masses(self, nat, votes, y):
+        """``(a_T, a_F, residual of a_T, residual of a_F)`` (residuals ``None`` in float32)."""
+        hi, lo = vote_sums(nat, votes, y, "err_ok", self.n_classes, self._exact(nat))
+        a_f, res_f = exact_total(hi[..., 0], lo[:, 0])
+        a_t, res_t = exact_total(hi[..., 1], lo[:, 1])
+        return a_t, a_f, res_t, res_f
+
+    def stochastic_loss(self, nat, votes, y):
+        """``r = I_{1/2}(a_T, a_F)``, shape ``(b,)``, differentiable in ``alpha``.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> alpha = torch.tensor([1.5, 1.5], dtype=torch.float64)
+        >>> Dirichlet(2).stochastic_loss(alpha, torch.tensor([[1, 0]]), torch.tensor([1]))
+        tensor([0.5000], dtype=torch.float64)
+        """
+        nat = self._checked(nat)
+        votes, y = self._votes(votes, nat.device, y)
+        if self._exact(nat) and float(nat.detach().sum()) > _MAX_TOTAL:
+            raise ValueError(
+                f"sum(alpha) = {float(nat.detach().sum()):.3g} > {_MAX_TOTAL:g}: the float64 "
+                "Dirichlet loss is only certified (loss_tolerance) up to 1e16."
+            )
+        a_t, a_f, res_t, res_f = self._masses(nat, votes, y)
+        return betainc_half(a_t, a_f, a_residual=res_t, b_residual=res_f)
+
+    def deterministic_loss(self, nat, votes, y):
+        """Exact ``1{2 a_F >= A}`` for the weights :meth:`vote_weights` (ties are errors).
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> alpha = torch.tensor([1.5, 1.5], dtype=torch.float64)
+        >>> Dirichlet(2).deterministic_loss(alpha, torch.tensor([[1, 0]]), torch.tensor([1]))
+        tensor([True])
+        """
+        nat = self._checked(nat)
+        votes, y = self._votes(votes, nat.device, y)
+        return margin_is_nonpositive(self.vote_weights(nat), votes, y, self.n_classes)
+
+    def vote_weights(self, nat):
+        """``alpha / sum alpha`` (the mean of ``D(alpha)``).
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> Dirichlet(2).vote_weights(torch.tensor([3.0, 1.0]))
+        tensor([0.7500, 0.2500])
+        """
+        nat = self._checked(nat)
+        return nat / nat.sum()
+
+    def win_probabilities(self, nat, votes):
+        """Binary only: ``P(w mass on class y > 1/2) = I_{1/2}(a_other, a_y)``, ``(b, 2)``.
+
+        Raises
+        ------
+        NotImplementedError
+            For ``n_classes > 2`` (the strict-plurality probability of a Dirichlet
+            vote has no one-dimensional form here).
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> alpha = torch.tensor([3.0, 2.0], dtype=torch.float64)
+        >>> Dirichlet(2).win_probabilities(alpha, torch.tensor([[1, 0]]))
+        tensor([[0.3125, 0.6875]], dtype=torch.float64)
+        """
+        nat = self._checked(nat)
+        if self.n_classes != 2:
+            raise NotImplementedError(
+                "Dirichlet win probabilities are implemented for binary votes only."
+            )
+        votes = self._votes(votes, nat.device, need_y=False)
+        hi, lo, counts = vote_sums(nat, votes, None, "class", 2, self._exact(nat))
+        m0, r0 = exact_total(hi[..., 0], lo[:, 0])
+        m1, r1 = exact_total(hi[..., 1], lo[:, 1])
+        return torch.stack(
+            [
+                betainc_half(m1, m0, a_residual=r1, b_residual=r0),
+                betainc_half(m0, m1, a_residual=r0, b_residual=r1),
+            ],
+            dim=1,
+        )
+
+    def sample(self, nat, n_samples, generator):
+        """``w ~ D(alpha)``: normalized Gamma variates (drawn with ``generator``).
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> w = Dirichlet(3).sample(torch.ones(3), 5, torch.Generator().manual_seed(0))
+        >>> w.shape, bool(torch.allclose(w.sum(1), torch.ones(5)))
+        (torch.Size([5, 3]), True)
+        """
+        nat = self._checked(nat)
+        log_g = log_gamma_variates(nat, int(n_samples), generator)
+        return torch.softmax(log_g, dim=1).to(nat.dtype)

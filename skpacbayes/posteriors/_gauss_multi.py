@@ -1,0 +1,321 @@
+"""P(class c is the strict winner) for the Gaussian posterior N(p, I) with hard votes (SPEC 2.4).
+
+With ``s_j = sum_{v_i = j} w_i`` (independent ``N(P_j, n_j)``; ``s_j = 0`` if ``n_j = 0``)
+and ``n_c > 0``, the probability that ``c`` is the strict winner is
+
+    P = int_{z_lo}^{inf} phi(z) prod_{j != c, n_j > 0} Phi(lam_j (z - z_j)) dz,
+    z_j = (P_j - P_c) / sqrt(n_c),  lam_j = sqrt(n_c / n_j),
+
+with ``z_lo = -P_c / sqrt(n_c)`` if some ``j != c`` has no vote (``s_j = 0`` must be
+beaten: a tie is an error) and ``-inf`` otherwise. Two evaluations of this 1-D integral:
+
+* :func:`fixed_rule` (training, float32): one Gauss-Legendre rule on the window where
+  the integrand is not negligible, ``[max(z_lo, -L, max_j (z_j - L / lam_j)), L]``. A
+  steep factor (``lam_j > 1``) can only have its transition within ``L / lam_j`` of the
+  left end (else it is ~0 or ~1 on the whole window), where Gauss-Legendre nodes
+  cluster; the other factors are smooth on the scale of ``phi``.
+* :func:`certified_rule` (certificates, float64): adaptive composite Gauss-Legendre with
+  a RIGOROUS error bound per panel (Trefethen's bound for analytic integrands, with a
+  closed-form bound of ``|Phi|`` and ``|phi|`` on a Bernstein ellipse), refined by
+  bisection until the bounds add up to at most ``tol``.
+"""
+
+import math
+
+import torch
+
+from .._special import gauss_legendre, gaussian_cdf
+
+__all__ = ["certified_rule", "fixed_rule", "p_strict_winner"]
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_HALF = math.sqrt(0.5)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+BIG = 1.0e6  # z_j of a class without votes (its factor is exactly 1)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_LN2 = math.log(2.0)
+
+# fixed rule (training)
+FIXED_NODES = {torch.float32: 48, torch.float64: 64}
+FIXED_L = {torch.float32: 6.0, torch.float64: 8.5}
+# certified rule
+CERT_L = 8.5  # 2 Phi_sf(8.5) = 1.9e-17 of truncation
+CERT_TOL = 1e-11  # sum of the panel error bounds, per integral
+CERT_NODES = 24
+CERT_INITIAL_PANELS = 3
+CERT_MAX_ROUNDS = 60
+_RATIOS = torch.tensor([0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.5])
+_ELEMENTS = 2**20  # budget of elements per temporary (rows x nodes x classes)
+
+
+def _integrand(nodes, z, lam, with_grad):
+    """``f(nodes)`` (P, G) and, for the derivatives, ``phi(x_j) / Phi(x_j)`` (K, P, G).
+
+    ``x_j = lam_j (node - z_j)``; computed as ``t_j = -x_j / sqrt 2`` with one fused
+    multiply-add and ``Phi(x_j) = erfc(t_j) / 2``, class-major so that the product over
+    classes runs over contiguous slabs. Classes without votes are encoded as
+    ``z_j = -BIG``, ``lam_j = 1`` (factor exactly 1, derivative exactly 0).
+    """
+    k = z.shape[1]
+    slope = (lam * -_SQRT_HALF).T.contiguous()  # (K, P)
+    shift = (lam * z * _SQRT_HALF).T.contiguous()
+    t = torch.addcmul(shift[:, :, None], slope[:, :, None], nodes[None])  # (K, P, G)
+    ec = torch.special.erfc(t)  # 2 Phi(x_j)
+    if k > 100:
+        ec.mul_(0.5)
+        scale = _INV_SQRT_2PI
+    else:
+        scale = _INV_SQRT_2PI * 0.5**k
+    f = torch.exp(-0.5 * nodes * nodes) * ec.prod(dim=0) * scale
+    if not with_grad:
+        return f, None
+    # phi(x)/Phi(x) = sqrt(2/pi) exp(-t^2) / erfc(t); where erfc(t) underflows, f = 0 and the
+    # true derivative is below the underflow too.
+    tiny = torch.finfo(t.dtype).tiny
+    ratio = torch.square(t).neg_().exp_().div_(ec.clamp_min_(tiny))
+    if k > 100:
+        ratio.mul_(0.5)
+    return f, ratio
+
+
+def _grad_from_mills(wf, ratio, lam):
+    """``sum_i w_i df/dz_j (node_i) = -lam_j sqrt(2/pi) sum_i (w_i f_i) ratio_ji``."""
+    return -lam * _SQRT_2_OVER_PI * ratio.mul_(wf[None]).sum(dim=-1).T
+
+
+def _window(z, lam, z_lo, half_width):
+    starts = z - half_width / lam
+    left = torch.maximum(starts.max(dim=1).values, z_lo).clamp_min(-half_width)
+    right = torch.full_like(left, half_width)
+    binding_lo = torch.isfinite(z_lo) & (z_lo >= starts.max(dim=1).values) & (z_lo >= -half_width)
+    return left, right, binding_lo
+
+
+def _boundary_value(z_lo, z, lam):
+    """Integrand at ``z_lo`` (right limit), for the derivative in ``z_lo``."""
+    f, _ = _integrand(torch.where(torch.isfinite(z_lo), z_lo, 0.0)[:, None], z, lam, False)
+    return f[:, 0]
+
+
+def fixed_rule(z, lam, z_lo, with_grad):
+    """One Gauss-Legendre rule per integral on its window (see module docstring).
+
+    Returns ``(value (B,), d value / d z (B, K) or None, d value / d z_lo (B,) or None)``.
+    Nodes do not move with the parameters: the derivative is the same rule applied to
+    the derivative of the integrand, plus the boundary term of a true lower limit
+    ``z_lo`` (the artificial window ends only cut a negligible integrand).
+
+    Measured error (float64 arithmetic, 48 nodes, ``L = 6``): at most ``6e-7`` on 200
+    adversarial cases (steep classes with 1-11 votes against ``n_c`` of 50-190 and
+    transitions spread over [-3, 3]), median ``1e-9`` (the ``Phi_sf(6)`` truncation);
+    float32 arithmetic adds about ``1e-7``.
+    """
+    dtype = z.dtype
+    n_nodes = FIXED_NODES.get(dtype, 64)
+    half_width = FIXED_L.get(dtype, 8.5)
+    x, w = gauss_legendre(n_nodes, dtype, z.device)
+    b, k = z.shape
+    value = torch.zeros(b, dtype=dtype, device=z.device)
+    dz = torch.zeros_like(z) if with_grad else None
+    step = max(1, _ELEMENTS // max(1, n_nodes * k))
+    for s in range(0, b, step):
+        sl = slice(s, s + step)
+        zc, lc = z[sl], lam[sl]
+        left, right, _ = _window(zc, lc, z_lo[sl], half_width)
+        half = torch.clamp(0.5 * (right - left), min=0.0)
+        mid = 0.5 * (right + left)
+        nodes = mid[:, None] + half[:, None] * x
+        f, mills = _integrand(nodes, zc, lc, with_grad)
+        wf = f * (w * half[:, None])
+        value[sl] = wf.sum(dim=1)
+        if with_grad:
+            dz[sl] = _grad_from_mills(wf, mills, lc)
+    dlo = None
+    if with_grad:
+        _, _, binding = _window(z, lam, z_lo, half_width)
+        dlo = torch.where(binding, -_boundary_value(z_lo, z, lam), 0.0)
+    return value, dz, dlo
+
+
+def _log_error_bounds(a, b, z, lam, n_nodes):
+    """log of a rigorous bound of the ``n_nodes``-point Gauss-Legendre error on [a, b].
+
+    Trefethen (Approximation Theory and Approximation Practice, Thm 19.3): for f
+    analytic in the open Bernstein ellipse E_rho of [a, b] with ``|f| <= M`` there,
+    ``|I - I_n| <= h (64/15) M rho^(-2n) / (rho^2 - 1)``, ``h = (b - a)/2``. ``E_rho`` lies
+    in the box ``|Re z - m| <= h sqrt(1 + r^2)``, ``|Im z| <= h r`` (``rho = r + sqrt(1 + r^2)``,
+    ``m`` the midpoint), where ``|phi(z)| <= exp((Im^2 - Re^2)/2) / sqrt(2 pi)`` and
+    ``|Phi(w)| <= 1{Re w > 0} + exp((Im^2 - Re^2)/2) / 2`` (from
+    ``|erfc(t)| <= exp(-Re t^2)`` for ``Re t >= 0`` and ``Phi(w) = 1 - Phi(-w)``). The
+    integrand is entire, so every ``r`` is allowed; the bound is minimized over a grid.
+    """
+    h = 0.5 * (b - a)
+    m = 0.5 * (a + b)
+    r = _RATIOS.to(dtype=a.dtype, device=a.device)
+    rho = r + torch.sqrt(1.0 + r * r)
+    semi_major = h[:, None] * torch.sqrt(1.0 + r * r)  # (P, C)
+    beta2 = (h[:, None] * r) ** 2
+    d0 = torch.clamp(m.abs()[:, None] - semi_major, min=0.0)
+    log_m = 0.5 * (beta2 - d0 * d0) - _LOG_SQRT_2PI
+    dj = torch.clamp((m[:, None] - z).abs()[:, None, :] - semi_major[:, :, None], min=0.0)
+    t = 0.5 * (lam * lam)[:, None, :] * (beta2[:, :, None] - dj * dj) - _LN2
+    right = (m[:, None] + semi_major)[:, :, None] > z[:, None, :]
+    log_fac = torch.where(right, torch.nn.functional.softplus(t), t)
+    log_m = log_m + log_fac.sum(dim=-1)
+    log_e = (
+        torch.log(h.clamp_min(1e-300))[:, None]
+        + math.log(64.0 / 15.0)
+        + log_m
+        - 2 * n_nodes * torch.log(rho)
+        - torch.log(rho * rho - 1.0)
+    )
+    return log_e.min(dim=1).values
+
+
+def certified_rule(z, lam, z_lo, with_grad, tol=CERT_TOL):
+    """Adaptive composite Gauss-Legendre with rigorous per-panel error bounds (float64).
+
+    The window (truncation error at most ``2 Phi_sf(8.5) = 1.9e-17``) is cut into 3
+    panels; a panel whose error bound (:func:`_log_error_bounds`, 24 nodes) is at most
+    ``tol`` times its share of the window length is accepted, otherwise it is bisected.
+    Hence every integral is within ``tol + 1.9e-17`` of the exact value, plus float64
+    rounding (below ``1e-13``: about 100 nodes with relative errors of a few ulps).
+
+    Returns ``(value, d value / d z or None, d value / d z_lo or None)``.
+    """
+    dtype = torch.float64
+    z, lam, z_lo = z.to(dtype), lam.to(dtype), z_lo.to(dtype)
+    b, k = z.shape
+    device = z.device
+    x, w = gauss_legendre(CERT_NODES, dtype, device)
+    left, right, binding = _window(z, lam, z_lo, CERT_L)
+    length = torch.clamp(right - left, min=0.0)
+    value = torch.zeros(b, dtype=dtype, device=device)
+    dz = torch.zeros_like(z) if with_grad else None
+    live = torch.nonzero(length > 0).reshape(-1)
+    frac = torch.arange(CERT_INITIAL_PANELS + 1, dtype=dtype, device=device) / CERT_INITIAL_PANELS
+    edges = left[live, None] + length[live, None] * frac
+    pid = live.repeat_interleave(CERT_INITIAL_PANELS)
+    pa = edges[:, :-1].reshape(-1)
+    pb = edges[:, 1:].reshape(-1)
+    step = max(1, _ELEMENTS // max(1, max(CERT_NODES, _RATIOS.numel()) * k))
+    for _ in range(CERT_MAX_ROUNDS):
+        if pid.numel() == 0:
+            break
+        next_a, next_b, next_id = [], [], []
+        for s in range(0, pid.numel(), step):
+            i, a, bb = pid[s : s + step], pa[s : s + step], pb[s : s + step]
+            zc, lc = z[i], lam[i]
+            log_e = _log_error_bounds(a, bb, zc, lc, CERT_NODES)
+            ok = log_e <= torch.log(tol * (bb - a) / length[i])
+            if bool(ok.any()):
+                j = torch.nonzero(ok).reshape(-1)
+                h = 0.5 * (bb[j] - a[j])
+                nodes = 0.5 * (a[j] + bb[j])[:, None] + h[:, None] * x
+                f, mills = _integrand(nodes, zc[j], lc[j], with_grad)
+                wf = f * (w * h[:, None])
+                value.index_add_(0, i[j], wf.sum(dim=1))
+                if with_grad:
+                    dz.index_add_(0, i[j], _grad_from_mills(wf, mills, lc[j]))
+            bad = torch.nonzero(~ok).reshape(-1)
+            if bad.numel():
+                mid = 0.5 * (a[bad] + bb[bad])
+                next_a += [a[bad], mid]
+                next_b += [mid, bb[bad]]
+                next_id += [i[bad], i[bad]]
+        if next_id:
+            pid, pa, pb = torch.cat(next_id), torch.cat(next_a), torch.cat(next_b)
+        else:
+            pid = pid[:0]
+    if pid.numel():  # pragma: no cover - the bound shrinks geometrically under bisection
+        raise RuntimeError("certified Gaussian integral did not reach its error bound.")
+    dlo = None
+    if with_grad:
+        dlo = torch.where(binding, -_boundary_value(z_lo, z, lam), 0.0)
+    return value, dz, dlo
+
+
+class _Integral(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, z, z_lo, lam, valid, certified):
+        need = ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
+        z_in = torch.where(valid, z, -BIG)
+        lam_in = torch.where(valid, lam, 1.0)
+        rule = certified_rule if certified else fixed_rule
+        value, dz, dlo = rule(z_in, lam_in, z_lo, need)
+        value = value.to(z.dtype)
+        if need:
+            ctx.save_for_backward(torch.where(valid, dz.to(z.dtype), 0.0), dlo.to(z.dtype))
+        return value
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        dz, dlo = ctx.saved_tensors
+        return grad[:, None] * dz, grad * dlo, None, None, None
+
+
+def p_strict_winner(hi, lo, counts, target, certified):
+    """P(class ``target`` is the strict winner of ``w . votes``) for ``w ~ N(p, I)``.
+
+    Parameters
+    ----------
+    hi : torch.Tensor of shape (L, B, k)
+        Exactly summed levels of the class sums (no gradient; ``L = 0`` allowed).
+    lo : torch.Tensor of shape (B, k)
+        Rounded remainder of the class sums (differentiable):
+        ``P_j = hi[:, :, j].sum(0) + lo[:, j]``. Differences ``P_j - P_c`` are formed
+        level by level (exactly), so they carry no cancellation error.
+    counts : torch.Tensor of shape (B, k)
+        Vote counts ``n_j`` (floats).
+    target : torch.Tensor of shape (B,)
+        Class ``c`` (integer).
+    certified : bool
+        Use :func:`certified_rule` (float64) instead of :func:`fixed_rule`.
+
+    Returns
+    -------
+    torch.Tensor of shape (B,)
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes.posteriors._gauss_multi import p_strict_winner
+    >>> sums = torch.tensor([[1.5, 0.0, 0.0]], dtype=torch.float64)  # 3 voters for class 0
+    >>> counts = torch.tensor([[3.0, 0.0, 0.0]], dtype=torch.float64)
+    >>> p = p_strict_winner(torch.zeros(0, 1, 3), sums, counts, torch.tensor([0]), True)
+    >>> round(float(p), 12)  # P(N(1.5, 3) > 0) = Phi(1.5 / sqrt 3)
+    0.806761884614
+    """
+    b, k = counts.shape
+    device = counts.device
+    dtype = lo.dtype
+    tl = target.long()
+    classes = torch.arange(k, device=device)
+    others = torch.stack([torch.cat([classes[:c], classes[c + 1 :]]) for c in range(k)])
+    o = others[tl]  # (B, k-1)
+    rows = torch.arange(b, device=device)
+    n_c = counts[rows, tl]
+    n_o = counts.gather(1, o)
+    levels = hi.shape[0]
+    hi_c, lo_c = hi[:, rows, tl], lo[rows, tl]  # (L, B), (B,)
+    hi_o = hi.gather(2, o.expand(levels, -1, -1))  # (L, B, k-1)
+    lo_o = lo.gather(1, o)
+    p_c = hi_c.sum(0) + lo_c
+    p_o = hi_o.sum(0) + lo_o
+    diff = (hi_o - hi_c[:, :, None]).sum(0) + (lo_o - lo_c[:, None])  # P_j - P_c
+    valid = n_o > 0
+    zero_other = (~valid).any(dim=1)
+    has_c = n_c > 0
+    nc_safe = torch.where(has_c, n_c, 1.0)
+    no_safe = torch.where(valid, n_o, 1.0)
+    # n_c = 0: s_c = 0 must strictly beat every s_j (a class without votes ties: error)
+    closed = torch.where(valid, gaussian_cdf(-p_o / torch.sqrt(no_safe)), 1.0).prod(dim=1)
+    closed = torch.where(zero_other, 0.0, closed)
+    # n_c > 0: the 1-D integral
+    root_nc = torch.sqrt(nc_safe)
+    z = diff / root_nc[:, None]
+    lam = torch.sqrt(nc_safe[:, None] / no_safe)
+    z_lo = torch.where(zero_other, -p_c / root_nc, -math.inf)
+    integral = _Integral.apply(z, z_lo, lam.detach(), valid, certified)
+    return torch.where(has_c, integral, closed).clamp(0.0, 1.0).to(dtype)
