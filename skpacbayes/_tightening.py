@@ -121,18 +121,23 @@ def _profiled(objective, theta, scaled, refine=False):
 
 
 def _clip_candidates(theta, family):
-    """H1: the k smallest non-zero weights clipped (a thinned scan over k)."""
+    """H1: all but the ``keep`` largest non-zero weights clipped, for a scan over ``keep``.
+
+    Every count is tried on small supports; on large ones a geometric grid of kept
+    counts (1, 2, 3, 4, 6, 8, 11, ...), fewest first since sparse votes are where the
+    partition gap opens.
+    """
     nz = np.flatnonzero(theta != 0)
     order = nz[np.argsort(np.abs(theta[nz]), kind="stable")]
     n = order.size
     if n <= 1:
         return
-    if n <= 48:
-        ks = range(1, n)
-    else:  # keep 1..24 voters, and a geometric grid of kept counts above
-        keep = set(range(1, 25)) | set(np.unique(np.geomspace(25, n - 1, 24).astype(int)))
-        ks = sorted({n - k for k in keep if 1 <= n - k < n})
-    for k in ks:
+    if n <= 24:
+        kept = range(1, n)
+    else:
+        kept = sorted({int(round(1.4142**i)) for i in range(64) if round(1.4142**i) < n})
+    for keep in kept:
+        k = n - keep  # number of clipped weights
         if family == "dirichlet":
             for rho in _DIRICHLET_FLOORS:
                 cand = theta.copy()
@@ -228,7 +233,7 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
     return best, best_value
 
 
-def tighten_partition(estimator, problem, groups, natural, mixture, max_evaluations=400):
+def tighten_partition(estimator, problem, groups, natural, mixture, max_evaluations=600):
     """Apply :func:`tighten` to a trained posterior; returns (natural, mixture)."""
     objective = PartitionObjective(estimator, problem, groups, mixture, max_evaluations)
     theta0 = objective.flatten(natural, mixture)

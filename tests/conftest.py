@@ -3,6 +3,11 @@
 from pathlib import Path
 
 import pytest
+import torch
+
+# One intra-op thread per test process: the suite runs in parallel processes (pytest-xdist)
+# and torch's thread pools would otherwise oversubscribe small CI machines.
+torch.set_num_threads(1)
 
 DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 

@@ -26,7 +26,7 @@ FAST = {"max_epochs": 3, "random_state": 0}
 def _estimators():
     forest = SplitForest(n_estimators=10)
     yield FirstOrderBoundClassifier(**FAST)
-    yield FirstOrderBoundClassifier(posterior="gaussian", **FAST)
+    yield FirstOrderBoundClassifier(posterior="gaussian", voters=forest, **FAST)
     yield SecondOrderBoundClassifier(voters=forest, **FAST)
     yield BinomialBoundClassifier(n_draws=3, **FAST)
     yield CBoundClassifier(**FAST)
