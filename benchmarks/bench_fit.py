@@ -27,7 +27,9 @@ def _peak_mib():
 def run(name, X, y, pairs, max_epochs):
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
     print(f"\n{name}: {X_tr.shape[0]} x {X_tr.shape[1]} training rows")
-    print(f"{'method':8s} {'posterior':12s} {'fit s':>8s} {'peak MiB':>9s} {'bound':>7s} {'test':>7s}")
+    print(
+        f"{'method':8s} {'posterior':12s} {'fit s':>8s} {'peak MiB':>9s} {'bound':>7s} {'test':>7s}"
+    )
     for method, posterior in pairs:
         est = METHODS[method](posterior=posterior, max_epochs=max_epochs, random_state=0)
         start = time.perf_counter()

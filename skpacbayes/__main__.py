@@ -18,7 +18,9 @@ def _parser():
     )
     sub = parser.add_subparsers(dest="command")
     cmp = sub.add_parser("compare", help="train and certify every valid (bound, posterior) pair")
-    cmp.add_argument("--dataset", default="breast_cancer", help="dataset name (default: breast_cancer)")
+    cmp.add_argument(
+        "--dataset", default="breast_cancer", help="dataset name (default: breast_cancer)"
+    )
     cmp.add_argument("--data-home", default=None, help="folder with one sub-folder per dataset")
     cmp.add_argument("--seeds", type=int, default=5, help="number of random 80/20 splits")
     cmp.add_argument("--methods", nargs="+", default=None, help="FO SO Bin CBnd VC Part Occam")
@@ -37,8 +39,11 @@ def main(argv=None):
     """Entry point of the ``skpacbayes`` console script."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:  # fast demo on embedded data
-        print("skpacbayes demo: breast cancer (embedded), 2 seeds, 30 epochs. "
-              "Run `skpacbayes compare --help` for the full benchmark.", file=sys.stderr)
+        print(
+            "skpacbayes demo: breast cancer (embedded), 2 seeds, 30 epochs. "
+            "Run `skpacbayes compare --help` for the full benchmark.",
+            file=sys.stderr,
+        )
         argv = ["compare", "--dataset", "breast_cancer", "--seeds", "2", "--max-epochs", "30"]
     args = _parser().parse_args(argv)
     if args.command != "compare":

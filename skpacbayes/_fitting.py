@@ -51,9 +51,15 @@ class _Problem:
         self.labels = []
         self.rows = []  # position in the full sample -> row of the half (-1: not used)
         for g in groups:
-            post = make_posterior(estimator.posterior, len(g.voters), self.n_classes, estimator.prior)
+            post = make_posterior(
+                estimator.posterior, len(g.voters), self.n_classes, estimator.prior
+            )
             self.posteriors.append(post)
-            self.votes.append(torch.from_numpy(np.ascontiguousarray(votes[np.ix_(g.samples, g.voters)])).to(device))
+            self.votes.append(
+                torch.from_numpy(np.ascontiguousarray(votes[np.ix_(g.samples, g.voters)])).to(
+                    device
+                )
+            )
             self.labels.append(torch.from_numpy(y_idx[g.samples].astype(np.int64)).to(device))
             rows = np.full(self.n_samples, -1, dtype=np.int64)
             rows[g.samples] = np.arange(g.samples.size)
@@ -286,10 +292,16 @@ def _certify(estimator, problem, natural, mixture, votes, y_idx, groups):
     from skpacbayes import bounds
 
     if name == "Partition":
-        b_tilde, c_tilde = partition_terms(estimator.posterior, natural, mixture, vote_weights, groups)
-        gibbs_bound = float(bounds.pac_bayes_upper(statistics["gibbs"], kl, m, delta, weights=weights))
+        b_tilde, c_tilde = partition_terms(
+            estimator.posterior, natural, mixture, vote_weights, groups
+        )
+        gibbs_bound = float(
+            bounds.pac_bayes_upper(statistics["gibbs"], kl, m, delta, weights=weights)
+        )
         value = float(
-            bounds.partition_bound(statistics["gibbs"], kl, m, delta, b_tilde, c_tilde, weights=weights)
+            bounds.partition_bound(
+                statistics["gibbs"], kl, m, delta, b_tilde, c_tilde, weights=weights
+            )
         )
     elif name == "VC":
         g = groups[0]
@@ -302,7 +314,9 @@ def _certify(estimator, problem, natural, mixture, votes, y_idx, groups):
         kl = kl * (1 + _KL_SLACK) + _KL_SLACK
     else:
         if "gibbs" in statistics:
-            gibbs_bound = float(bounds.pac_bayes_upper(statistics["gibbs"], kl, m, delta, weights=weights))
+            gibbs_bound = float(
+                bounds.pac_bayes_upper(statistics["gibbs"], kl, m, delta, weights=weights)
+            )
         value = float(estimator._bound_value(statistics, kl, m, weights, delta))
     if not (0.0 <= value <= 1.0) or math.isnan(value):
         raise RuntimeError(f"Internal error: certified bound {value!r} outside [0, 1].")
@@ -407,7 +421,9 @@ def _margin_certificate(estimator, problem, natural, y_idx, groups):
         for k in concentrations:
             kl = float(post.kl(torch.from_numpy(k * theta))) * (1 + _KL_SLACK) + _KL_SLACK
             value = float(
-                bounds.margin_bound(min(margin_error, 1.0), float(gamma), float(k), kl, m, delta_gamma)
+                bounds.margin_bound(
+                    min(margin_error, 1.0), float(gamma), float(k), kl, m, delta_gamma
+                )
             )
             if value < best[0]:
                 best = (value, float(gamma), float(k))

@@ -58,7 +58,10 @@ class PartitionObjective:
             return [parts[0] / parts[0].sum()], self.mixture
         masses = np.array([p.sum() for p in parts])
         mixture = masses / masses.sum()
-        natural = [p / s if s > 0 else np.full(p.size, 1.0 / p.size) for p, s in zip(parts, masses, strict=True)]
+        natural = [
+            p / s if s > 0 else np.full(p.size, 1.0 / p.size)
+            for p, s in zip(parts, masses, strict=True)
+        ]
         return natural, mixture
 
     def __call__(self, theta):
@@ -80,10 +83,17 @@ class PartitionObjective:
                 gibbs.append(min(1.0, float(r.mean()) + post.loss_tolerance + _STAT_SLACK))
                 kl.append(float(post.kl(nat)) * (1 + _KL_SLACK) + _KL_SLACK)
         weights, _ = deployed_classifier(self.estimator, problem, natural, mixture, self.groups)
-        b, c = partition_terms(self.family, natural, mixture, weights, self.groups, bits=_SEARCH_BITS)
+        b, c = partition_terms(
+            self.family, natural, mixture, weights, self.groups, bits=_SEARCH_BITS
+        )
         return float(
             bounds.partition_bound(
-                np.array(gibbs), np.array(kl), list(problem.m), float(self.estimator.delta), b, c,
+                np.array(gibbs),
+                np.array(kl),
+                list(problem.m),
+                float(self.estimator.delta),
+                b,
+                c,
                 weights=mixture,
             )
         )

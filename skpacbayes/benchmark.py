@@ -92,8 +92,16 @@ class CompareResult:
 
 
 ROW_KEYS = (
-    "dataset", "seed", "method", "posterior", "bound", "test_error", "train_error",
-    "fit_time", "n_iter", "delta",
+    "dataset",
+    "seed",
+    "method",
+    "posterior",
+    "bound",
+    "test_error",
+    "train_error",
+    "fit_time",
+    "n_iter",
+    "delta",
 )
 
 
@@ -186,9 +194,15 @@ def compare(
     n_classes = int(np.unique(y).size)
     task = "binary" if n_classes == 2 else "multiclass"
     settings = {
-        "seeds": seeds, "methods": methods, "posteriors": posteriors, "delta": delta,
-        "max_epochs": max_epochs, "n_estimators": n_estimators, "test_size": test_size,
-        "n_jobs": n_jobs, "task": task,
+        "seeds": seeds,
+        "methods": methods,
+        "posteriors": posteriors,
+        "delta": delta,
+        "max_epochs": max_epochs,
+        "n_estimators": n_estimators,
+        "test_size": test_size,
+        "n_jobs": n_jobs,
+        "task": task,
     }
     pairs = _valid_pairs(methods, posteriors, n_classes, lambda m: task != "binary" and m != "VC")
 
@@ -219,10 +233,16 @@ def compare(
         bar.step(f"seed {seed} {method}/{family}")
         rows.append(
             {
-                "dataset": dataset, "seed": seed, "method": method, "posterior": family,
-                "bound": float(est.bound_), "test_error": test_error,
-                "train_error": float(est.certificate_.train_error), "fit_time": fit_time,
-                "n_iter": int(est.n_iter_), "delta": delta,
+                "dataset": dataset,
+                "seed": seed,
+                "method": method,
+                "posterior": family,
+                "bound": float(est.bound_),
+                "test_error": test_error,
+                "train_error": float(est.certificate_.train_error),
+                "fit_time": fit_time,
+                "n_iter": int(est.n_iter_),
+                "delta": delta,
             }
         )
         fitted_estimators[(seed, method, family)] = (est, test_error, fit_time)
@@ -249,10 +269,17 @@ def _best_of_families(fitted, dataset, delta):
         bound, family, est, test_error, fit_time = min(scored, key=lambda t: t[0])
         rows.append(
             {
-                "dataset": dataset, "seed": seed, "method": method, "posterior": "best",
-                "bound": float(bound), "test_error": test_error,
-                "train_error": float(est.certificate_.train_error), "fit_time": fit_time,
-                "n_iter": int(est.n_iter_), "delta": delta, "chosen": family,
+                "dataset": dataset,
+                "seed": seed,
+                "method": method,
+                "posterior": "best",
+                "bound": float(bound),
+                "test_error": test_error,
+                "train_error": float(est.certificate_.train_error),
+                "fit_time": fit_time,
+                "n_iter": int(est.n_iter_),
+                "delta": delta,
+                "chosen": family,
             }
         )
     return rows
@@ -266,8 +293,11 @@ def summarize(rows):
         b = np.array([r["bound"] for r in sel])
         t = np.array([r["test_error"] for r in sel])
         out[f"{key[0]}/{key[1]}"] = {
-            "bound_mean": float(b.mean()), "bound_std": float(b.std()),
-            "test_mean": float(t.mean()), "test_std": float(t.std()), "n_seeds": len(sel),
+            "bound_mean": float(b.mean()),
+            "bound_std": float(b.std()),
+            "test_mean": float(t.mean()),
+            "test_std": float(t.std()),
+            "n_seeds": len(sel),
         }
     return out
 
@@ -324,7 +354,8 @@ def format_table(result):
     ref3 = _reference.TABLE3.get(name)
     if ref3:
         cells = [
-            "{:.1f}±{:.1f} / {:.1f}±{:.1f}".format(*ref3[f]) if f in ref3 else "n/a" for f in FAMILIES
+            "{:.1f}±{:.1f} / {:.1f}±{:.1f}".format(*ref3[f]) if f in ref3 else "n/a"
+            for f in FAMILIES
         ]
         lines.append("| Part (reference) | " + " | ".join(cells) + " |")
     lines.append("")

@@ -361,9 +361,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
                 )
             )
         if cert.bound == "VC":
-            return float(
-                bounds.vc_bound(cert.train_error, cert.details["n_voters"], m[0], delta)
-            )
+            return float(bounds.vc_bound(cert.train_error, cert.details["n_voters"], m[0], delta))
         if cert.bound == "Margin":
             raise NotImplementedError("recompute_bound is not available for the margin bound.")
         return float(self._bound_value(stats, kl, m, weights, delta))

@@ -119,8 +119,14 @@ class BoundDisplay:
         if ax is None:
             _, ax = plt.subplots(figsize=(5.5, 4.5))
         ax.errorbar(
-            self.test_errors, self.bounds, xerr=self.test_stds, yerr=self.bound_stds,
-            fmt="none", ecolor="0.6", elinewidth=1, capsize=2,
+            self.test_errors,
+            self.bounds,
+            xerr=self.test_stds,
+            yerr=self.bound_stds,
+            fmt="none",
+            ecolor="0.6",
+            elinewidth=1,
+            capsize=2,
         )
         ax.scatter(self.test_errors, self.bounds, zorder=3)
         for name, x, y in zip(self.names, self.test_errors, self.bounds, strict=True):

@@ -12,8 +12,18 @@ def test_compare_haberman_smoke(data_home, tmp_path, capsys):
     out = tmp_path / "results.json"
     code = main(
         [
-            "compare", "--dataset", "haberman", "--data-home", str(data_home), "--seeds", "1",
-            "--max-epochs", "3", "--out", str(out), "--quiet",
+            "compare",
+            "--dataset",
+            "haberman",
+            "--data-home",
+            str(data_home),
+            "--seeds",
+            "1",
+            "--max-epochs",
+            "3",
+            "--out",
+            str(out),
+            "--quiet",
         ]
     )
     assert code == 0
@@ -32,7 +42,8 @@ def test_compare_haberman_smoke(data_home, tmp_path, capsys):
     assert {r["method"] for r in best} == set(METHODS)
     for r in best:
         same = [
-            x["bound"] for x in payload["rows"]
+            x["bound"]
+            for x in payload["rows"]
             if x["method"] == r["method"] and x["posterior"] == r["chosen"]
         ]
         # best of families is re-certified at delta / K: never below that family's own bound
@@ -41,8 +52,13 @@ def test_compare_haberman_smoke(data_home, tmp_path, capsys):
 
 def test_compare_embedded_multiclass_csv(tmp_path):
     result = compare(
-        "iris", seeds=1, methods=["FO", "Occam"], posteriors=["categorical"], max_epochs=2,
-        n_estimators=10, progress=False,
+        "iris",
+        seeds=1,
+        methods=["FO", "Occam"],
+        posteriors=["categorical"],
+        max_epochs=2,
+        n_estimators=10,
+        progress=False,
     )
     text = format_table(result)
     assert "FO" in text and "Occam" in text
