@@ -23,7 +23,10 @@ def make_posterior(name, n_voters, n_classes, prior=None):
     from skpacbayes.posteriors import Categorical, Dirichlet, Gaussian
 
     family = {"categorical": Categorical, "dirichlet": Dirichlet, "gaussian": Gaussian}[name]
-    return family(n_voters, n_classes, prior=None if prior is None else float(prior))
+    try:
+        return family(n_voters, n_classes, prior=None if prior is None else float(prior))
+    except ValueError as exc:
+        raise ValueError(f"Invalid prior={prior!r} for the {name} posterior: {exc}") from exc
 
 
 @dataclass
@@ -287,7 +290,7 @@ def _certify(estimator, problem, natural, mixture, votes, y_idx, groups):
     weights = np.asarray(mixture, dtype=np.float64)
     name = estimator._bound_name
     gibbs_bound = b_tilde = c_tilde = None
-    details = {}
+    details = {"n_draws": int(estimator.n_draws)} if name == "Bin" else {}
 
     from skpacbayes import bounds
 

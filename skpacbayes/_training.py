@@ -10,6 +10,7 @@ torch is imported lazily by the estimators, so importing this module is the
 moment torch is loaded.
 """
 
+import math
 from dataclasses import dataclass, field
 
 import torch
@@ -61,6 +62,8 @@ def resolve_device(device):
         dev = torch.device(device)
     except (RuntimeError, TypeError) as exc:
         raise ValueError(f"device={device!r} is not a valid torch device string.") from exc
+    if dev.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"device={device!r}: only 'cpu', 'cuda' and 'mps' devices can train.")
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device={device!r} was requested but CUDA is not available.")
     if dev.type == "mps" and not torch.backends.mps.is_available():
@@ -127,8 +130,11 @@ def train(
         return [p.detach().clone() for p in params]
 
     best_value = float(full_objective())
+    if not math.isfinite(best_value):
+        best_value = math.inf
     result = TrainingResult(params=snapshot(), history=[best_value])
     stale = 0
+    diverged = False
     for epoch in range(1, max_epochs + 1):
         order = torch.randperm(n_samples, generator=generator)
         for start in range(0, n_samples, batch_size):
@@ -137,9 +143,21 @@ def train(
             loss = batch_objective(index)
             if not loss.requires_grad:  # constant objective: nothing to learn
                 continue
+            if not torch.isfinite(loss):
+                continue  # a non-finite mini-batch objective gives no usable direction
             loss.backward()
             optimizer.step()
+            if not all(bool(torch.isfinite(p).all()) for p in params):
+                diverged = True
+                break
+        if diverged:  # the parameters left the finite range: keep the best epoch and stop
+            with torch.no_grad():
+                for p, best in zip(params, result.params, strict=True):
+                    p.copy_(best)
+            break
         value = float(full_objective())
+        if not math.isfinite(value):
+            value = math.inf
         result.history.append(value)
         result.n_iter = epoch
         scheduler.step(value)

@@ -208,6 +208,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_combination(self, n_classes, split):
         if self.prior is not None:
+            if not np.isfinite(self.prior):
+                raise ValueError(f"prior must be a finite number, got prior={self.prior!r}.")
             if self.posterior == "categorical":
                 raise ValueError(
                     "prior must be None for the categorical posterior (uniform prior); "
@@ -364,6 +366,12 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
             return float(bounds.vc_bound(cert.train_error, cert.details["n_voters"], m[0], delta))
         if cert.bound == "Margin":
             raise NotImplementedError("recompute_bound is not available for the margin bound.")
+        if cert.bound == "Bin":  # the N that was certified, whatever n_draws is now
+            return float(
+                bounds.binomial_bound(
+                    stats["binomial"], kl, m, delta, cert.details["n_draws"], weights=weights
+                )
+            )
         return float(self._bound_value(stats, kl, m, weights, delta))
 
     # ------------------------------------------------------------------ #
