@@ -42,6 +42,10 @@ KNOWN_BUGS = {
     "test_stump_bank_range_near_float_max": "StumpBank threshold spacing overflows near 1e308",
     "test_bound_functions_reject_none_clearly": "bounds give a TypeError-like message for None",
     "test_certified_cstar_rejects_complex_weights": "complex weights are not rejected clearly",
+    "test_fit_predict_fuzz": (
+        "float64 X beyond float32 range reaches a float32 conversion in the voters and fails "
+        "with sklearn's generic 'too large for dtype float32' error"
+    ),
     "test_same_fit_across_torch_thread_counts": (
         "torch float reductions depend on the intra-op thread count: bound_ differs in the last "
         "bits across torch.set_num_threads (same thread count is bit-identical)"
@@ -54,4 +58,6 @@ def pytest_collection_modifyitems(config, items):
         reason = KNOWN_BUGS.get(getattr(item, "originalname", None) or item.name)
         trains_nothing = "learning_rate" in item.name and "Occam" in item.name
         if reason is not None and not trains_nothing:
-            item.add_marker(pytest.mark.xfail(reason=f"known bug: {reason}", strict=True))
+            # the fuzz failure depends on which examples hypothesis draws: not strict
+            strict = "fuzz" not in item.name
+            item.add_marker(pytest.mark.xfail(reason=f"known bug: {reason}", strict=strict))
