@@ -197,25 +197,30 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
     Returns
     -------
     theta : ndarray
-        Parameters with the lowest certified bound visited.
+        Parameters with the lowest certified bound visited (never worse than
+        ``theta`` itself: the start is the first point visited).
     value : float
-        That bound (at search resolution).
+        The objective at the returned parameters (at search resolution).
     """
     scaled = family in ("dirichlet", "gaussian")
 
     def J(x):
-        return _profiled(objective, x, scaled)[0]
+        """Profiled value of ``x`` and the point it was reached at (``x`` at its best scale)."""
+        value, t = _profiled(objective, x, scaled)
+        return value, t * x
 
+    # the value kept with ``best`` is always the objective AT ``best`` (the scale included)
     best = np.asarray(theta, dtype=np.float64).copy()
+    best_value = np.inf
     try:
-        best_value = J(best)
+        best_value = objective(best)
         for _ in range(max_rounds):
             start_value = best_value
             # H1: clip scan
             for cand in list(_clip_candidates(best, family)):
-                value = J(cand)
+                value, point = J(cand)
                 if value < best_value - 1e-12:
-                    best, best_value = cand, value
+                    best, best_value = point, value
             # H2: multiplicative coordinate moves
             eta = 0.5
             while eta >= 1 / 64:
@@ -225,9 +230,9 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
                 for i in nz[np.argsort(-np.abs(best[nz]), kind="stable")][:max_coordinates]:
                     cand = best.copy()
                     cand[i] *= (1 + eta) if i in heavy else (1 - eta)
-                    value = J(cand)
+                    value, point = J(cand)
                     if value < best_value - 1e-12:
-                        best, best_value, accepted = cand, value, True
+                        best, best_value, accepted = point, value, True
                         heavy = _heavier_side(best)
                 if not accepted:
                     eta /= 2

@@ -81,7 +81,10 @@ class Certificate:
         Certified partition lower bounds (partition bound only).
     train_error : float
         Training error of the deployed classifier on the examples the bound
-        uses.
+        uses. A tied vote counts as an error here (the deterministic loss of
+        SPEC 2 is "at least half the weight is wrong"), while ``predict``
+        breaks ties towards the first class: ties can only make this figure
+        pessimistic.
     n_voters : int
         Number of voters of the bank (the prior's support).
     details : dict
