@@ -7,6 +7,7 @@ the true error rate of the deterministic majority vote that ``predict`` uses.
 
 __version__ = "0.1.0"
 
+from skpacbayes._recommended import CertifiedVoteClassifier  # noqa: E402
 from skpacbayes.classifiers import (  # noqa: E402
     BinomialBoundClassifier,
     CBoundClassifier,
@@ -24,6 +25,7 @@ __all__ = [
     "BinomialBoundClassifier",
     "CBoundClassifier",
     "Certificate",
+    "CertifiedVoteClassifier",
     "FirstOrderBoundClassifier",
     "MajorityVoteClassifier",
     "MarginBoundClassifier",

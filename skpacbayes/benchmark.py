@@ -20,6 +20,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split
 
 from skpacbayes import _reference
+from skpacbayes._recommended import CertifiedVoteClassifier
 from skpacbayes.classifiers import (
     BinomialBoundClassifier,
     CBoundClassifier,
@@ -42,7 +43,10 @@ METHODS = {
     "VC": VCDimBoundClassifier,
     "Part": PartitionBoundClassifier,
     "Occam": OccamBoundClassifier,
+    "Vote": CertifiedVoteClassifier,
 }
+#: strategies with a fixed posterior family and their own voters (split forest, every task)
+STRATEGIES = {"Vote": "gaussian"}
 FAMILIES = ("categorical", "dirichlet", "gaussian")
 
 
@@ -53,6 +57,7 @@ class CompareResult:
     Attributes
     ----------
     dataset : str
+        Name of the dataset.
     rows : list of dict
         One row per (seed, method, posterior), plus rows with
         ``posterior="best"`` for the delta-split best of families. Keys:
@@ -62,6 +67,16 @@ class CompareResult:
         The arguments of the run.
     wall_time : float
         Seconds for the whole run.
+
+    Examples
+    --------
+    >>> from skpacbayes.benchmark import CompareResult
+    >>> row = dict(dataset="toy", seed=0, method="FO", posterior="categorical", bound=0.3,
+    ...            test_error=0.1, train_error=0.08, fit_time=1.0, n_iter=10, delta=0.05)
+    >>> res = CompareResult("toy", [row, {**row, "posterior": "best", "chosen": "categorical"}],
+    ...                     settings={"seeds": 1, "delta": 0.05})
+    >>> print(res.to_csv().splitlines()[0])
+    dataset,seed,method,posterior,bound,test_error,train_error,fit_time,n_iter,delta
     """
 
     dataset: str
@@ -70,7 +85,26 @@ class CompareResult:
     wall_time: float = 0.0
 
     def to_json(self):
-        """The result as a JSON string (schema: dataset, settings, wall_time, rows, summary)."""
+        """The result as a JSON string (schema: dataset, settings, wall_time, rows, summary).
+
+        Returns
+        -------
+        str
+            Indented JSON text; ``summary`` holds the mean and standard deviation over
+            seeds of the bound and the test error per (method, posterior).
+
+        Examples
+        --------
+        >>> import json
+        >>> from skpacbayes.benchmark import CompareResult
+        >>> row = dict(dataset="toy", seed=0, method="FO", posterior="categorical", bound=0.3,
+        ...            test_error=0.1, train_error=0.08, fit_time=1.0, n_iter=10, delta=0.05)
+        >>> res = CompareResult("toy", [row, {**row, "posterior": "best", "chosen": "categorical"}],
+        ...                     settings={"seeds": 1, "delta": 0.05})
+        >>> data = json.loads(res.to_json())
+        >>> sorted(data), data["summary"]["FO/best"]["bound_mean"]
+        (['dataset', 'rows', 'settings', 'summary', 'wall_time'], 0.3)
+        """
         return json.dumps(
             {
                 "dataset": self.dataset,
@@ -83,7 +117,27 @@ class CompareResult:
         )
 
     def to_csv(self):
-        """The rows as CSV text."""
+        """The rows as CSV text.
+
+        Returns
+        -------
+        str
+            A header line with the keys of ``ROW_KEYS``, then one line per row (the extra
+            ``chosen`` key of the best-of-families rows is not written).
+
+        Examples
+        --------
+        >>> from skpacbayes.benchmark import CompareResult
+        >>> row = dict(dataset="toy", seed=0, method="FO", posterior="categorical", bound=0.3,
+        ...            test_error=0.1, train_error=0.08, fit_time=1.0, n_iter=10, delta=0.05)
+        >>> res = CompareResult("toy", [row, {**row, "posterior": "best", "chosen": "categorical"}],
+        ...                     settings={"seeds": 1, "delta": 0.05})
+        >>> print(res.to_csv())
+        dataset,seed,method,posterior,bound,test_error,train_error,fit_time,n_iter,delta
+        toy,0,FO,categorical,0.3,0.1,0.08,1.0,10,0.05
+        toy,0,FO,best,0.3,0.1,0.08,1.0,10,0.05
+        <BLANKLINE>
+        """
         keys = list(ROW_KEYS)
         lines = [",".join(keys)]
         for row in self.rows:
@@ -105,10 +159,17 @@ ROW_KEYS = (
 )
 
 
+def _voters_key(task, method):
+    """Which fitted voter bank a method uses within one seed."""
+    if method in STRATEGIES:
+        return "forest" if task == "binary" else "shared"
+    return "single" if (task != "binary" and method == "VC") else "shared"
+
+
 def _voters_for(task, method, seed, n_estimators, n_jobs):
     from skpacbayes.voters import SplitForest, StumpBank
 
-    if task == "binary":
+    if task == "binary" and method not in STRATEGIES:
         return StumpBank()
     split = "single" if method == "VC" else "cross"
     return SplitForest(n_estimators=n_estimators, split=split, random_state=seed, n_jobs=n_jobs)
@@ -117,6 +178,10 @@ def _voters_for(task, method, seed, n_estimators, n_jobs):
 def _valid_pairs(methods, posteriors, n_classes, split_for):
     pairs = []
     for method in methods:
+        if method in STRATEGIES:
+            if STRATEGIES[method] in posteriors:
+                pairs.append((method, STRATEGIES[method]))
+            continue
         proto = METHODS[method]()
         for family in posteriors:
             if family in proto._valid_posteriors(n_classes, split_for(method)):
@@ -125,13 +190,21 @@ def _valid_pairs(methods, posteriors, n_classes, split_for):
 
 
 def _fit_one(method, family, voters, X_train, y_train, X_test, y_test, seed, settings):
-    est = METHODS[method](
-        voters=voters,
-        posterior=family,
-        delta=settings["delta"],
-        max_epochs=settings["max_epochs"],
-        random_state=seed,
-    )
+    if method in STRATEGIES:
+        est = METHODS[method](
+            voters=voters,
+            delta=settings["delta"],
+            max_epochs=min(settings["max_epochs"], 20),
+            random_state=seed,
+        )
+    else:
+        est = METHODS[method](
+            voters=voters,
+            posterior=family,
+            delta=settings["delta"],
+            max_epochs=settings["max_epochs"],
+            random_state=seed,
+        )
     start = time.perf_counter()
     est.fit(X_train, y_train)
     fit_time = time.perf_counter() - start
@@ -167,10 +240,14 @@ def compare(
     posteriors : list of str, optional
         Subset of the families (default: all).
     delta : float, default=0.05
+        Confidence parameter of every certificate (each bound holds with probability at
+        least ``1 - delta``; the best-of-families rows split it over the families).
     max_epochs : int, default=100
+        Maximum number of training epochs of each estimator.
     n_estimators : int, default=200
         Trees of the split forest (multi-class tasks).
     test_size : float, default=0.2
+        Fraction of the data held out (stratified) to measure the test error.
     n_jobs : int, default=1
         Parallel (seed, method, posterior) fits.
     progress : bool, default=True
@@ -179,6 +256,17 @@ def compare(
     Returns
     -------
     CompareResult
+        One row per (seed, method, posterior) and one best-of-families row per
+        (seed, method), with the settings of the run.
+
+    Examples
+    --------
+    >>> from skpacbayes.benchmark import compare, format_table
+    >>> res = compare("breast_cancer", seeds=1, methods=["Occam"], progress=False)
+    >>> [(r["method"], r["posterior"]) for r in res.rows]
+    [('Occam', 'categorical'), ('Occam', 'best')]
+    >>> all(r["bound"] >= r["train_error"] for r in res.rows)
+    True
     """
     start = time.perf_counter()
     methods = list(methods or METHODS)
@@ -212,13 +300,13 @@ def compare(
             X, y, test_size=test_size, stratify=y, random_state=seed
         )
         fitted = {}
-        for method in {m for m, _ in pairs}:
-            key = "single" if (task != "binary" and method == "VC") else "shared"
+        for method in sorted({m for m, _ in pairs}):
+            key = _voters_key(task, method)
             if key not in fitted:
                 voters = _voters_for(task, method, seed, n_estimators, n_jobs)
                 fitted[key] = FrozenEstimator(voters.fit(X_tr, y_tr))
         for method, family in pairs:
-            key = "single" if (task != "binary" and method == "VC") else "shared"
+            key = _voters_key(task, method)
             tasks.append((seed, method, family, fitted[key], X_tr, y_tr, X_te, y_te))
 
     bar = _Progress(len(tasks), enabled=progress, label=dataset)
@@ -248,7 +336,60 @@ def compare(
         fitted_estimators[(seed, method, family)] = (est, test_error, fit_time)
     bar.close()
     rows.extend(_best_of_families(fitted_estimators, dataset, delta))
+    rows.extend(_best_overall(fitted_estimators, dataset, delta))
     return CompareResult(dataset, rows, settings, time.perf_counter() - start)
+
+
+def _tightest(cands, delta):
+    """The candidate with the smallest bound when each is re-certified at delta / K.
+
+    Candidates that cannot be re-certified (their bound splits delta internally over a
+    grid fixed at fit time) are left out of the selection and of K; which ones those are
+    does not depend on the data, so K is fixed before seeing it.
+    """
+    usable = []
+    for label, (est, test_error, fit_time) in cands:
+        try:
+            est.recompute_bound(delta)
+        except NotImplementedError:
+            continue
+        usable.append((label, est, test_error, fit_time))
+    if not usable:
+        return None
+    share = delta / len(usable)
+    scored = [
+        (est.recompute_bound(share), label, est, test_error, fit_time)
+        for label, est, test_error, fit_time in usable
+    ]
+    return min(scored, key=lambda t: t[0])
+
+
+def _best_row(dataset, seed, method, delta, chosen):
+    bound, label, est, test_error, fit_time = chosen
+    return {
+        "dataset": dataset,
+        "seed": seed,
+        "method": method,
+        "posterior": "best",
+        "bound": float(bound),
+        "test_error": test_error,
+        "train_error": float(est.certificate_.train_error),
+        "fit_time": fit_time,
+        "n_iter": int(est.n_iter_),
+        "delta": delta,
+        "chosen": label,
+    }
+
+
+def _best_overall(fitted, dataset, delta):
+    """Per seed: the tightest of every (method, family) fitted, at delta / K (K: all of them)."""
+    rows = []
+    for seed in sorted({s for s, _, _ in fitted}):
+        cands = [(f"{m}/{f}", v) for (s, m, f), v in fitted.items() if s == seed]
+        chosen = _tightest(cands, delta)
+        if chosen is not None:
+            rows.append(_best_row(dataset, seed, "All", delta, chosen))
+    return rows
 
 
 def _best_of_families(fitted, dataset, delta):
@@ -256,32 +397,9 @@ def _best_of_families(fitted, dataset, delta):
     rows = []
     for seed, method in sorted({(s, m) for s, m, _ in fitted}):
         cands = [(f, v) for (s, m, f), v in fitted.items() if s == seed and m == method]
-        share = delta / len(cands)
-        scored = []
-        for family, (est, test_error, fit_time) in cands:
-            try:
-                bound = est.recompute_bound(share)
-            except NotImplementedError:
-                continue
-            scored.append((bound, family, est, test_error, fit_time))
-        if not scored:
-            continue
-        bound, family, est, test_error, fit_time = min(scored, key=lambda t: t[0])
-        rows.append(
-            {
-                "dataset": dataset,
-                "seed": seed,
-                "method": method,
-                "posterior": "best",
-                "bound": float(bound),
-                "test_error": test_error,
-                "train_error": float(est.certificate_.train_error),
-                "fit_time": fit_time,
-                "n_iter": int(est.n_iter_),
-                "delta": delta,
-                "chosen": family,
-            }
-        )
+        chosen = _tightest(cands, delta)
+        if chosen is not None:
+            rows.append(_best_row(dataset, seed, method, delta, chosen))
     return rows
 
 
@@ -315,18 +433,32 @@ def format_table(result):
     Parameters
     ----------
     result : CompareResult
+        Output of :func:`compare`.
 
     Returns
     -------
     str
+        Markdown tables: the best family per method (with the reference values of the
+        paper where known), then every family per method, and the wall time.
+
+    Examples
+    --------
+    >>> from skpacbayes.benchmark import CompareResult, format_table
+    >>> row = dict(dataset="toy", seed=0, method="FO", posterior="categorical", bound=0.3,
+    ...            test_error=0.1, train_error=0.08, fit_time=1.0, n_iter=10, delta=0.05)
+    >>> res = CompareResult("toy", [row, {**row, "posterior": "best", "chosen": "categorical"}],
+    ...                     settings={"seeds": 1, "delta": 0.05})
+    >>> print(format_table(res).splitlines()[4])
+    | ours (best family) | 30.0±0.0 / 10.0±0.0 |
     """
     summary = summarize(result.rows)
-    methods = [m for m in METHODS if f"{m}/best" in summary]
+    methods = [m for m in (*METHODS, "All") if f"{m}/best" in summary]
     name = result.dataset
     lines = [
         f"{name}: certified bound / test error in percent, mean±std over "
         f"{result.settings.get('seeds')} seeds, delta = {result.settings.get('delta')} "
-        "(best of families: delta split over the valid families)",
+        "(best of families: delta split over the valid families; All: the tightest of every "
+        "(method, family) pair, delta split over all of them)",
         "",
         "| row | " + " | ".join(methods) + " |",
         "|---|" + "---|" * len(methods),
@@ -348,7 +480,7 @@ def format_table(result):
     lines += ["", "Per posterior family (each at the full delta):", ""]
     lines.append("| method | " + " | ".join(FAMILIES) + " |")
     lines.append("|---|" + "---|" * len(FAMILIES))
-    for m in methods:
+    for m in (m for m in methods if m != "All"):
         cells = [_cell(summary[f"{m}/{f}"]) if f"{m}/{f}" in summary else "n/a" for f in FAMILIES]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
     ref3 = _reference.TABLE3.get(name)

@@ -33,21 +33,27 @@ def test_compare_haberman_smoke(data_home, tmp_path, capsys):
     assert set(payload) == {"dataset", "settings", "wall_time", "rows", "summary"}
     assert payload["dataset"] == "haberman"
     methods = {row["method"] for row in payload["rows"]}
-    assert methods == set(METHODS)
+    assert methods == set(METHODS) | {"All"}
     for row in payload["rows"]:
         assert {"seed", "method", "posterior", "bound", "test_error", "train_error"} <= set(row)
         assert 0.0 <= row["bound"] <= 1.0
         assert 0.0 <= row["test_error"] <= 1.0
     best = [r for r in payload["rows"] if r["posterior"] == "best"]
-    assert {r["method"] for r in best} == set(METHODS)
+    assert {r["method"] for r in best} == set(METHODS) | {"All"}
+    singles = [r for r in payload["rows"] if r["posterior"] != "best"]
     for r in best:
-        same = [
-            x["bound"]
-            for x in payload["rows"]
-            if x["method"] == r["method"] and x["posterior"] == r["chosen"]
-        ]
+        method, family = (
+            r["chosen"].split("/") if r["method"] == "All" else (r["method"], r["chosen"])
+        )
+        same = [x["bound"] for x in singles if x["method"] == method and x["posterior"] == family]
         # best of families is re-certified at delta / K: never below that family's own bound
         assert r["bound"] >= min(same) - 1e-12
+    (overall,) = [r for r in best if r["method"] == "All"]
+    # the strategy row: split-forest voters, Gaussian posterior
+    assert [r["posterior"] for r in singles if r["method"] == "Vote"] == ["gaussian"]
+    # the overall choice pays for all its candidates but can only beat each method's best
+    # by choosing it: it is at most the largest per-method best row
+    assert overall["bound"] <= max(r["bound"] for r in best if r["method"] != "All") + 1e-12
 
 
 def test_compare_embedded_multiclass_csv(tmp_path):

@@ -10,6 +10,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from skpacbayes import (
     BinomialBoundClassifier,
     CBoundClassifier,
+    CertifiedVoteClassifier,
     FirstOrderBoundClassifier,
     MarginBoundClassifier,
     OccamBoundClassifier,
@@ -36,6 +37,7 @@ def _estimators():
     yield PartitionBoundClassifier(posterior="dirichlet", voters=forest, tighten=False, **FAST)
     yield MarginBoundClassifier(**FAST)
     yield OccamBoundClassifier(**FAST)
+    yield CertifiedVoteClassifier(voters=forest, prior_scales=(1.0, 4.0), **FAST)
     yield BoundSelectionClassifier(
         [FirstOrderBoundClassifier(**FAST), FirstOrderBoundClassifier(posterior="gaussian", **FAST)]
     )
