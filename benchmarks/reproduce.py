@@ -3,7 +3,8 @@
 Usage::
 
     python benchmarks/reproduce.py --data-home ../shared/datasets [--seeds 5] [--n-jobs 2]
-        [--datasets haberman svmguide1 ...] [--out benchmarks/results]
+        [--datasets haberman svmguide1 ...] [--methods FO Part Occam Vote]
+        [--posteriors categorical gaussian] [--out benchmarks/results]
 
 Writes ``<out>/<dataset>.json`` (rows, summary, settings, wall time) and
 ``<out>/<dataset>.txt`` (the tables printed by ``skpacbayes compare``) per dataset,
@@ -36,6 +37,8 @@ def main():
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--max-epochs", type=int, default=100)
     parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--methods", nargs="+", default=None)
+    parser.add_argument("--posteriors", nargs="+", default=None)
     parser.add_argument("--out", default="benchmarks/results")
     args = parser.parse_args()
     out = Path(args.out)
@@ -48,6 +51,8 @@ def main():
             seeds=args.seeds,
             max_epochs=args.max_epochs,
             n_jobs=args.n_jobs,
+            methods=args.methods,
+            posteriors=args.posteriors,
         )
         table = format_table(result)
         print(table, flush=True)

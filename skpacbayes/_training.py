@@ -11,9 +11,11 @@ moment torch is loaded.
 """
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import torch
+from sklearn.exceptions import ConvergenceWarning
 
 __all__ = ["TrainingResult", "resolve_device", "train"]
 
@@ -120,8 +122,28 @@ def train(
     Returns
     -------
     TrainingResult
+        When the training diverges (parameters or objective no longer finite after a step),
+        the parameters of the best epoch so far, and the loop stops with a
+        ``ConvergenceWarning``.
+
+    Raises
+    ------
+    ValueError
+        If ``learning_rate`` is so large that Adam's first step overflows the parameters'
+        dtype.
     """
     optimizer = torch.optim.Adam(params, lr=learning_rate)
+    # Adam's first step moves each parameter by up to learning_rate / (1 - beta1), computed in
+    # the parameters' dtype: past that dtype's range torch fails inside the optimizer.
+    largest = min(
+        (torch.finfo(p.dtype).max for p in params if p.is_floating_point()), default=math.inf
+    )
+    if not learning_rate / (1.0 - optimizer.param_groups[0]["betas"][0]) < largest:
+        raise ValueError(
+            f"learning_rate={learning_rate!r} is too large for the {params[0].dtype} training: "
+            f"Adam's step (learning_rate / (1 - beta1)) overflows {largest:.3g}. Use a "
+            "learning_rate of the order of 0.1 (a large one makes the training diverge)."
+        )
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
         optimizer, mode="min", factor=0.1, patience=lr_patience
     )
@@ -134,28 +156,50 @@ def train(
         best_value = math.inf
     result = TrainingResult(params=snapshot(), history=[best_value])
     stale = 0
-    diverged = False
+    diverged = stepped = False
     for epoch in range(1, max_epochs + 1):
         order = torch.randperm(n_samples, generator=generator)
         for start in range(0, n_samples, batch_size):
             index = order[start : start + batch_size]
             optimizer.zero_grad(set_to_none=True)
-            loss = batch_objective(index)
+            try:
+                loss = batch_objective(index)
+            except ValueError:
+                if not stepped:  # the initial parameters: a genuine error, not a divergence
+                    raise
+                # the bound checks reject the NaN statistics of diverged parameters (e.g.
+                # Dirichlet concentrations exp(raw) past the float32 range)
+                diverged = True
+                break
             if not loss.requires_grad:  # constant objective: nothing to learn
                 continue
             if not torch.isfinite(loss):
                 continue  # a non-finite mini-batch objective gives no usable direction
             loss.backward()
             optimizer.step()
+            stepped = True
             if not all(bool(torch.isfinite(p).all()) for p in params):
                 diverged = True
                 break
+        if not diverged:
+            try:
+                value = float(full_objective())
+            except ValueError:  # as above: the objective of diverged parameters
+                if not stepped:
+                    raise
+                diverged = True
         if diverged:  # the parameters left the finite range: keep the best epoch and stop
             with torch.no_grad():
                 for p, best in zip(params, result.params, strict=True):
                     p.copy_(best)
+            warnings.warn(
+                f"The training diverged at epoch {epoch} (parameters or objective no longer "
+                f"finite): the parameters of epoch {result.best_epoch} are kept. "
+                "A smaller learning_rate may help.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
             break
-        value = float(full_objective())
         if not math.isfinite(value):
             value = math.inf
         result.history.append(value)

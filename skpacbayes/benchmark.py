@@ -60,7 +60,8 @@ class CompareResult:
         Name of the dataset.
     rows : list of dict
         One row per (seed, method, posterior), plus rows with
-        ``posterior="best"`` for the delta-split best of families. Keys:
+        ``posterior="best"`` for the delta-split best of families (and, with
+        ``method="All"``, the delta-split best of everything). Keys:
         dataset, seed, method, posterior, bound, test_error, train_error,
         fit_time, n_iter, delta.
     settings : dict
@@ -256,15 +257,16 @@ def compare(
     Returns
     -------
     CompareResult
-        One row per (seed, method, posterior) and one best-of-families row per
-        (seed, method), with the settings of the run.
+        One row per (seed, method, posterior), one best-of-families row per
+        (seed, method) and one ``method="All"`` row per seed (the tightest of everything,
+        delta split), with the settings of the run.
 
     Examples
     --------
-    >>> from skpacbayes.benchmark import compare, format_table
+    >>> from skpacbayes.benchmark import compare
     >>> res = compare("breast_cancer", seeds=1, methods=["Occam"], progress=False)
-    >>> [(r["method"], r["posterior"]) for r in res.rows]
-    [('Occam', 'categorical'), ('Occam', 'best')]
+    >>> [r["posterior"] for r in res.rows if r["method"] == "Occam"]
+    ['categorical', 'best']
     >>> all(r["bound"] >= r["train_error"] for r in res.rows)
     True
     """

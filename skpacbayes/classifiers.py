@@ -48,6 +48,10 @@ POSTERIORS = ("categorical", "dirichlet", "gaussian")
 # terms in [0, 1] and of a KL value (relative ~1e-15 each): statistics that
 # enter an upper bound are raised by it, those that enter a lower bound lowered.
 _STAT_SLACK = 1e-12
+# Float priors the float32 training represents, with sums over ~1e6 voters still finite:
+# measured failures (NaN objectives) start near Dirichlet 1e-40 / 1e13 (1e4 voters) and
+# Gaussian 1e36 (400 voters).
+_PRIOR_RANGE = {"dirichlet": (1e-30, 1e8), "gaussian": (0.0, 1e30)}
 _VOTE_CHUNK = 65536
 
 
@@ -58,7 +62,8 @@ class Certificate:
     Attributes
     ----------
     bound : str
-        Name of the bound ("FO", "SO", "Bin", "CBound", "VC", "Partition", "Margin").
+        Name of the bound ("FO", "SO", "Bin", "CBound", "VC", "Partition", "Margin",
+        "Occam").
     posterior : str
         Posterior family.
     value : float
@@ -90,6 +95,17 @@ class Certificate:
     details : dict
         Bound-specific extras (e.g. the number of draws of the binomial bound,
         the chosen margin).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import OccamBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> cert = OccamBoundClassifier().fit(X, y).certificate_
+    >>> cert.bound, cert.posterior, cert.delta, cert.m
+    ('Occam', 'categorical', 0.05, (569,))
+    >>> cert.train_error <= cert.value <= 1
+    True
     """
 
     bound: str
@@ -127,7 +143,9 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         The prior, fixed before seeing the data: ``None`` is the family's
         default (uniform Categorical, Dirichlet(1, ..., 1), N(0, I)); a float
         ``t`` gives the Gaussian prior N(t 1, I) or the Dirichlet prior
-        Dirichlet(t, ..., t) (not available for the Categorical family). To
+        Dirichlet(t, ..., t) (not available for the Categorical family), with
+        ``1e-30 <= t <= 1e8`` (Dirichlet) or ``|t| <= 1e30`` (Gaussian): the
+        training runs in float32. To
         try several values validly, split delta over them with
         :class:`~skpacbayes.model_selection.BoundSelectionClassifier`.
     delta : float in (0, 1], default=0.05
@@ -141,7 +159,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     early_stopping_patience : int, default=25
         Epochs without improvement of the full-sample objective before stopping.
     device : str, default="cpu"
-        torch device used for training (``"cuda"`` when available). The
+        Torch device used for training (``"cuda"`` when available). The
         certificate is always computed in float64 on CPU.
     random_state : int, RandomState instance or None, default=None
         Seeds the voters and a local ``torch.Generator`` (no global seeding).
@@ -149,6 +167,22 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         Print progress lines when > 0.
     n_jobs : int or None, default=None
         Parallel jobs for fitting the default voters.
+
+    Examples
+    --------
+    Every named estimator is a ``MajorityVoteClassifier``; after ``fit`` they all
+    predict with the certified vote and expose its certificate:
+
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import MajorityVoteClassifier, OccamBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = OccamBoundClassifier().fit(X, y)
+    >>> isinstance(clf, MajorityVoteClassifier)
+    True
+    >>> clf.predict(X[:3]), clf.decision_function(X[:3]).shape, clf.predict_proba(X[:3]).shape
+    (array([0, 0, 0]), (3,), (3, 2))
+    >>> 0 < clf.bound_ == clf.certificate_.value < 1
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -220,6 +254,13 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
                 )
             if self.posterior == "dirichlet" and not self.prior > 0:
                 raise ValueError(f"A Dirichlet prior concentration must be > 0, got {self.prior}.")
+            # the training runs in float32: keep the prior (and sums over many voters) in range
+            low, high = _PRIOR_RANGE[self.posterior]
+            if not low <= abs(self.prior) <= high:
+                raise ValueError(
+                    f"prior={self.prior!r} is outside the range the float32 training handles "
+                    f"for the {self.posterior} posterior: |prior| in [{low:g}, {high:g}]."
+                )
         valid = self._valid_posteriors(n_classes, split)
         if self.posterior not in valid:
             task = "binary" if n_classes == 2 else f"{n_classes}-class"
@@ -285,8 +326,18 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         -------
         self : object
             Fitted estimator; ``bound_`` holds the certificate.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = OccamBoundClassifier().fit(X, y)
+        >>> round(clf.bound_, 3)  # the true error rate is at most 15.7 % (probability >= 95 %)
+        0.157
         """
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X (inf - inf)
+            X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.shape[0] < 2:
@@ -346,10 +397,31 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         delta : float in (0, 1]
+            New confidence parameter: the returned bound holds with probability at least
+            ``1 - delta``. It must not depend on the training sample.
 
         Returns
         -------
         bound : float
+            Certified upper bound on the true risk of ``predict`` at confidence
+            ``1 - delta`` (equal to ``bound_`` when ``delta`` is the fitted one).
+
+        Raises
+        ------
+        NotImplementedError
+            For :class:`MarginBoundClassifier` (its bound splits ``delta`` over a grid
+            fixed at fit time).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = OccamBoundClassifier().fit(X, y)
+        >>> clf.recompute_bound(clf.delta) == clf.bound_
+        True
+        >>> clf.recompute_bound(clf.delta / 10) > clf.bound_  # more confidence, looser
+        True
         """
         check_is_fitted(self)
         from skpacbayes import bounds
@@ -383,7 +455,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ #
     def _votes(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        with np.errstate(invalid="ignore"):  # see fit
+            X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         return self.voters_.votes(X)
 
     def _class_scores(self, votes):
@@ -400,6 +473,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Input samples (dense, finite), with the features seen during ``fit``.
 
         Returns
         -------
@@ -407,6 +481,15 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
             Binary tasks: vote for ``classes_[1]`` minus vote for ``classes_[0]``.
             Multi-class: the weighted vote of every class (for a Gaussian
             posterior on split voters, the probability that each class wins).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = OccamBoundClassifier().fit(X, y)
+        >>> clf.decision_function(X[:2])  # binary: vote for classes_[1] minus vote for classes_[0]
+        array([-1., -1.])
         """
         scores = self._class_scores(self._votes(X))
         if self.n_classes_ == 2:
@@ -419,10 +502,22 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Input samples (dense, finite), with the features seen during ``fit``.
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            Class label with the largest weighted vote (ties go to the first class of
+            ``classes_``); ``bound_`` certifies the error rate of these predictions.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = OccamBoundClassifier().fit(X, y)
+        >>> clf.predict(X[:5])
+        array([0, 0, 0, 1, 0])
         """
         scores = self._class_scores(self._votes(X))
         return self.classes_[np.argmax(scores, axis=1)]
@@ -439,10 +534,23 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Input samples (dense, finite), with the features seen during ``fit``.
 
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
+            Vote shares, in the order of ``classes_``; their arg-max is the prediction.
+            They are not calibrated probabilities and carry no guarantee.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = OccamBoundClassifier().fit(X, y)
+        >>> clf.predict_proba(X[:2])  # a single voter: all the weight on one class
+        array([[1., 0.],
+               [1., 0.]])
         """
         scores = self._class_scores(self._votes(X))
         if self.deployed_ == "mixture_bayes":
@@ -609,10 +717,12 @@ class BinomialBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
+    voters, posterior, prior, delta
+        See :class:`MajorityVoteClassifier`.
     n_draws : int, default=100
         The number ``N`` of independent voter draws.
-    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
-early_stopping_patience, device, random_state, verbose, n_jobs
+    max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
+random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
     Attributes
@@ -819,10 +929,12 @@ class PartitionBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
+    voters, posterior, prior, delta
+        See :class:`MajorityVoteClassifier`.
     tighten : bool, default=True
         Run the post-training heuristics.
-    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
-early_stopping_patience, device, random_state, verbose, n_jobs
+    max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
+random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
     Attributes
@@ -907,11 +1019,13 @@ class MarginBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
+    voters, posterior, prior, delta
+        See :class:`MajorityVoteClassifier` (only ``posterior="dirichlet"``).
     n_margins : int, default=20
         Size of the fixed grid of margins gamma (log-spaced in [1e-3, 1]).
-    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
-early_stopping_patience, device, random_state, verbose, n_jobs
-        See :class:`MajorityVoteClassifier` (only ``posterior="dirichlet"``).
+    max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
+random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
 
     Attributes
     ----------
@@ -996,11 +1110,17 @@ class OccamBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, delta, random_state, verbose, n_jobs
-        See :class:`MajorityVoteClassifier`; ``posterior`` must be
-        ``"categorical"`` (a point mass is a Categorical posterior).
-    posterior, max_epochs, batch_size, learning_rate, early_stopping_patience, device
+    voters
+        See :class:`MajorityVoteClassifier`.
+    posterior, prior
+        ``posterior`` must be ``"categorical"`` (a point mass is a Categorical
+        posterior) and ``prior`` must be ``None`` (the prior is uniform over the voters).
+    delta
+        See :class:`MajorityVoteClassifier`.
+    max_epochs, batch_size, learning_rate, early_stopping_patience, device
         Unused; kept so every estimator shares one parameter set.
+    random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
 
     Attributes
     ----------

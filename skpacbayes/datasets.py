@@ -171,6 +171,13 @@ class DatasetInfo:
         Format of the raw files.
     description : str
         One-paragraph description: source, labels, preprocessing.
+
+    Examples
+    --------
+    >>> from skpacbayes.datasets import dataset_info
+    >>> info = dataset_info("breast_cancer")
+    >>> info.task, info.n_classes, info.embedded, info.shape
+    ('binary', 2, True, (569, 30))
     """
 
     name: str
@@ -187,12 +194,26 @@ class DatasetInfo:
 
     @property
     def shape(self):
-        """Expected shape ``(n_samples, n_features)`` of ``data``."""
+        """Expected shape ``(n_samples, n_features)`` of ``data``.
+
+        Examples
+        --------
+        >>> from skpacbayes.datasets import dataset_info
+        >>> dataset_info("mnist").shape
+        (70000, 784)
+        """
         return (self.n_samples, self.n_features)
 
     @property
     def layouts(self):
-        """All accepted file layouts, the preferred one first."""
+        """All accepted file layouts, the preferred one first.
+
+        Examples
+        --------
+        >>> from skpacbayes.datasets import dataset_info
+        >>> dataset_info("breast_cancer").layouts  # embedded: no files
+        ((),)
+        """
         return (self.files, *self.alternative_files)
 
 

@@ -82,11 +82,24 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Training data (dense, finite).
         y : array-like of shape (n_samples,)
+            Class labels.
 
         Returns
         -------
         self : object
+            Fitted estimator; ``bound_`` holds the certificate of the selected candidate.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes.model_selection import BoundSelectionClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()]).fit(X, y)
+        >>> sel.best_index_, bool(sel.bound_ == sel.best_estimator_.bound_)
+        (0, True)
         """
         if len(self.estimators) == 0:
             raise ValueError("estimators must contain at least one candidate.")
@@ -106,10 +119,22 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``.
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            Predicted class labels; ``bound_`` certifies their error rate.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes.model_selection import BoundSelectionClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()]).fit(X, y)
+        >>> sel.predict(X[:5])
+        array([0, 0, 0, 1, 0])
         """
         check_is_fitted(self)
         return self.best_estimator_.predict(X)
@@ -120,10 +145,22 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``.
 
         Returns
         -------
-        scores : ndarray
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            See :meth:`~skpacbayes.MajorityVoteClassifier.decision_function`.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes.model_selection import BoundSelectionClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()]).fit(X, y)
+        >>> sel.decision_function(X[:2])
+        array([-1., -1.])
         """
         check_is_fitted(self)
         return self.best_estimator_.decision_function(X)
@@ -134,10 +171,22 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``.
 
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
+            See :meth:`~skpacbayes.MajorityVoteClassifier.predict_proba`.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes.model_selection import BoundSelectionClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()]).fit(X, y)
+        >>> sel.predict_proba(X[:2]).shape
+        (2, 2)
         """
         check_is_fitted(self)
         return self.best_estimator_.predict_proba(X)
@@ -154,7 +203,11 @@ def bound_scorer(estimator, X=None, y=None):
     Parameters
     ----------
     estimator : fitted skpacbayes classifier
-    X, y : ignored
+        Any fitted estimator with a ``bound_`` attribute.
+    X : object, default=None
+        Ignored (present for the scorer signature).
+    y : object, default=None
+        Ignored (present for the scorer signature).
 
     Returns
     -------

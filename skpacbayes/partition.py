@@ -108,6 +108,8 @@ def _nearest(q):
 def _as_vector(a, name, *, signed=False):
     """Validate a 1-D real vector and return it as float64 (exact for float16/32/64)."""
     arr = np.asarray(a)
+    if arr.dtype.kind == "c":  # numpy would drop the imaginary part with a mere warning
+        raise ValueError(f"{name} must be a 1-D array of real numbers, got complex values")
     if arr.dtype == object or arr.dtype.kind not in "biuf":
         try:
             arr = np.asarray(a, dtype=np.float64)
@@ -645,6 +647,13 @@ class CstarCertificate:
         Which part of the portfolio settled it ("empty", "dominant", "kk", "mitm", "ckk";
         "+grid", "+dp", "+top" suffixes when the decimal-grid DP, the floor-scaled DP or
         the largest-items bound raised the lower side).
+
+    Examples
+    --------
+    >>> from skpacbayes.partition import certified_cstar
+    >>> cert = certified_cstar([3, 1, 1, 2, 2, 1])  # total 10: a subset summing to 5
+    >>> cert.lower, cert.upper, cert.exact, cert.total
+    (5.0, 5.0, True, 10.0)
     """
 
     lower: float
@@ -662,7 +671,14 @@ class CstarCertificate:
 
     @property
     def gap(self):
-        """``upper_exact - lower_exact`` (a Fraction, 0 when exact)."""
+        """``upper_exact - lower_exact`` (a Fraction, 0 when exact).
+
+        Examples
+        --------
+        >>> from skpacbayes.partition import certified_cstar
+        >>> certified_cstar([0.4, 0.35, 0.25]).gap
+        Fraction(0, 1)
+        """
         return self.upper_exact - self.lower_exact
 
 
@@ -806,6 +822,8 @@ def cstar_lower(a, bits=24):
     Returns
     -------
     float
+        Certified lower bound on ``cstar(a)``: the ``lower`` field of
+        :func:`certified_cstar` (rounded down to a float).
 
     Examples
     --------
@@ -920,6 +938,13 @@ class PbarCertificate:
         Number of non-zero weights.
     min_nonzero : float
         Smallest non-zero ``|p_i|`` (0.0 if none).
+
+    Examples
+    --------
+    >>> from skpacbayes.partition import certified_pbar
+    >>> cert = certified_pbar([2.0, -1.5, 1.0, 0.5, 0.3])  # 2 + 1 = 1.5 + 0.5 + 0.3 + 0.7
+    >>> cert.exact, round(cert.lower, 12), cert.subset.tolist()
+    (True, 0.3, [1, 2, 4])
     """
 
     lower: float
@@ -949,6 +974,7 @@ def certified_pbar(p, bits=24, **kwargs):
     Returns
     -------
     PbarCertificate
+        ``lower <= pbar <= upper`` with a partition (``subset``) attaining ``upper_exact``.
 
     Examples
     --------
@@ -1334,6 +1360,15 @@ class DirichletSplitScan:
         Returns
         -------
         float
+            Certified lower bound ``c~`` in [0, 1] (the scan minimum lowered by its
+            allowances).
+
+        Examples
+        --------
+        >>> from skpacbayes.partition import DirichletSplitScan
+        >>> scan = DirichletSplitScan([1.0, 2.0, 3.0], [2.0, 2.0])
+        >>> all(0.0 <= scan.c_tilde(mix) <= 1.0 for mix in (0.0, 0.3, 1.0))
+        True
         """
         if isinstance(mix, bool) or not isinstance(mix, (int, float, np.floating, np.integer)):
             raise ValueError("mix must be a number in [0, 1]")

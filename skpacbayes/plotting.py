@@ -25,11 +25,14 @@ class BoundDisplay:
     bound_stds, test_stds : array-like of shape (n_points,), optional
         Standard deviations (error bars).
     title : str, optional
+        Title of the plot.
 
     Attributes
     ----------
     ax_ : matplotlib Axes
+        Axes drawn on by :meth:`plot`.
     figure_ : matplotlib Figure
+        Figure holding ``ax_``.
 
     Examples
     --------
@@ -60,11 +63,27 @@ class BoundDisplay:
         names : list of str, optional
             Defaults to the class names with the posterior family.
         ax : matplotlib Axes, optional
+            Axes to draw on; a new figure is created if None.
         title : str, optional
+            Title of the axes.
 
         Returns
         -------
         BoundDisplay
+            The display, already drawn (``ax_`` and ``figure_`` are set).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from sklearn.model_selection import train_test_split
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes.plotting import BoundDisplay
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        >>> clf = OccamBoundClassifier().fit(X_train, y_train)
+        >>> disp = BoundDisplay.from_estimators([clf], X_test, y_test)
+        >>> disp.names
+        ['Occam/categorical']
         """
         if names is None:
             names = [
@@ -86,11 +105,23 @@ class BoundDisplay:
         posterior : str, default="best"
             Which rows to show (a family name or "best").
         ax : matplotlib Axes, optional
+            Axes to draw on; a new figure is created if None.
         title : str, optional
+            Title of the axes.
 
         Returns
         -------
         BoundDisplay
+            The display, already drawn (``ax_`` and ``figure_`` are set).
+
+        Examples
+        --------
+        >>> from skpacbayes.plotting import BoundDisplay
+        >>> rows = [{"method": "FO", "posterior": "best", "bound": b, "test_error": t}
+        ...         for b, t in [(0.30, 0.10), (0.32, 0.12)]]
+        >>> disp = BoundDisplay.from_results(rows)
+        >>> disp.names, disp.bounds.round(2).tolist()
+        (['FO'], [0.31])
         """
         sel = [r for r in rows if r["posterior"] == posterior]
         methods = list(dict.fromkeys(r["method"] for r in sel))
@@ -113,6 +144,16 @@ class BoundDisplay:
         Returns
         -------
         self : BoundDisplay
+            The display, with ``ax_`` and ``figure_`` set.
+
+        Examples
+        --------
+        >>> import matplotlib.pyplot as plt
+        >>> from skpacbayes.plotting import BoundDisplay
+        >>> fig, ax = plt.subplots()
+        >>> disp = BoundDisplay(["FO"], [0.3], [0.1], title="toy").plot(ax=ax)
+        >>> disp.ax_ is ax, ax.get_title()
+        (True, 'toy')
         """
         import matplotlib.pyplot as plt
 

@@ -27,30 +27,7 @@ def data_home():
 
 # Known bugs found by the soundness suite and not fixed yet: each is an expected failure with
 # its reason (strict: the test fails loudly once the bug is fixed, so the entry gets removed).
-KNOWN_BUGS = {
-    "test_huge_learning_rate_inside_the_declared_range": (
-        "learning_rate near float max overflows inside torch Adam before our divergence guard"
-    ),
-    "test_dirichlet_training_divergence_is_handled": (
-        "a diverged Dirichlet fit reaches the certificate with NaN statistics (clear error, "
-        "but not the documented 'diverge'/'learning_rate' message)"
-    ),
-    "test_extreme_but_finite_prior": (
-        "priors like 1e300 / 1e-300 are rejected by the posterior with a message not naming prior"
-    ),
-    "test_magnitudes_near_float_max": "StumpBank threshold spacing overflows for |X| ~ 1e308",
-    "test_stump_bank_range_near_float_max": "StumpBank threshold spacing overflows near 1e308",
-    "test_bound_functions_reject_none_clearly": "bounds give a TypeError-like message for None",
-    "test_certified_cstar_rejects_complex_weights": "complex weights are not rejected clearly",
-    "test_fit_predict_fuzz": (
-        "float64 X beyond float32 range reaches a float32 conversion in the voters and fails "
-        "with sklearn's generic 'too large for dtype float32' error"
-    ),
-    "test_same_fit_across_torch_thread_counts": (
-        "torch float reductions depend on the intra-op thread count: bound_ differs in the last "
-        "bits across torch.set_num_threads (same thread count is bit-identical)"
-    ),
-}
+KNOWN_BUGS = {}
 
 
 def pytest_collection_modifyitems(config, items):

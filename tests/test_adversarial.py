@@ -11,7 +11,7 @@ a dropped imaginary part, an overflowed threshold).
 Estimator ids: FO-cat, FO-dir, FO-gauss, SO-gauss, Bin3-cat, CBound-cat, VC-cat, Part-cat
 (tighten=True), Part-dir / Part-gauss (tighten=False), Margin-dir, Occam-cat.
 Scope: A = every id, C = FO-cat, FO-gauss, Part-cat, Occam-cat; T = the trained ones of C
-(Occam trains nothing: ``device`` is documented unused). Rows marked BUG fail today.
+(Occam trains nothing: ``device`` is documented unused). No row is a known bug today.
 
 | #   | input                                            | on | expected                          |
 |-----|--------------------------------------------------|----|-----------------------------------|
@@ -35,13 +35,13 @@ Scope: A = every id, C = FO-cat, FO-gauss, Part-cat, Occam-cat; T = the trained 
 | P3  | posterior "beta", "Dirichlet", None              | A  | InvalidParameterError (no fix-up) |
 | P4  | device "tpu", "CPU", "cuda:x", 0, None           | T  | ValueError / InvalidParameterError|
 | P4b | device "cuda", "cuda:0", "mps" if unavailable    | FO | ValueError (no CPU fallback)      |
-| P5  | device "meta" (no storage)                 BUG   | FO | ValueError "device"               |
+| P5  | device "meta" (no storage)                       | FO | ValueError "device"               |
 | P6  | n_draws -1 / 0 / 2.5, tighten "yes", n_margins 0 |    | InvalidParameterError naming it   |
-| P7  | learning_rate 1e300 (declared range (0, inf)) BUG| T  | certificate or ValueError "lr"    |
-| P8  | Dirichlet, learning_rate 10 (diverges)        BUG| FO | certificate or clear ValueError   |
+| P7  | learning_rate 1e300 (declared range (0, inf))    | T  | ValueError "learning_rate"        |
+| P8  | Dirichlet, learning_rate 10 (diverges)           | FO | certificate (best epoch kept)     |
 | P9  | prior: float for Categorical, Dirichlet <= 0 /   | FO | ValueError naming the prior       |
 |     | nan / inf, Gaussian nan / inf                    |    |                                   |
-| P10 | prior 1e-300 / 1e300 (Dir), +-1e300 (Gauss)   BUG| FO | certificate or ValueError "prior" |
+| P10 | prior 1e-300 / 1e300 (Dir), +-1e300 (Gauss)      | FO | ValueError "prior=" (range)       |
 | C1  | unsupported (bound, posterior, task, split)      | *  | ValueError naming the valid ones  |
 | C2  | Bin(N >= 3) on split voters                      |Bin | mixture weights (1/2, 1/2)        |
 | S1  | float32 / float16 / int / bool / object / list X |A, C| certificate                       |
@@ -53,17 +53,17 @@ Scope: A = every id, C = FO-cat, FO-gauss, Part-cat, Occam-cat; T = the trained 
 | S6  | all features constant, default StumpBank         | C  | ValueError "min == max"           |
 | S7  | magnitudes 1e300, 1e-300, denormals 1e-310       |A, C| certificate                       |
 | S8  | rescaling by 2**900 / 2**-900                    | C  | the identical certificate         |
-| S9  | magnitudes near float max (+-1.7e308)         BUG| C  | finite thresholds, no warning     |
+| S9  | magnitudes near float max (+-1.7e308)            | C  | finite thresholds, no warning     |
 | S10 | two samples; duplicated rows, opposite labels    | C  | certificate (bound >= 1/2)        |
 | S11 | 3-class string labels (SplitForest)              | mc | certificate                       |
 | B1  | bounds: NaN / out-of-range stats, KL < 0, m < 1, | *  | ValueError naming the argument    |
 |     | delta not in (0, 1], bad n_draws / weights /     |    |                                   |
 |     | lengths / mode, strings                          |    |                                   |
-| B2  | bounds: a required argument is None           BUG| *  | ValueError / TypeError naming it  |
+| B2  | bounds: a required argument is None              | *  | ValueError / TypeError naming it  |
 | B3  | bounds: empty arrays (elementwise functions)     | *  | empty result                      |
 | B4  | bounds: KL inf, m huge, delta 5e-324, ...        | *  | finite value in [0, 1]            |
 | Q1  | certified_cstar: NaN, inf, < 0, 2-D, scalar, str |    | ValueError                        |
-| Q2  | certified_cstar: complex weights              BUG|    | ValueError (no dropped imag part) |
+| Q2  | certified_cstar: complex weights                 |    | ValueError (no dropped imag part) |
 | Q3  | certified_cstar: bits / relax / rtol invalid     |    | ValueError                        |
 | Q4  | certified_cstar: empty, zeros, bool, int, uint64,|    | exact result                      |
 |     | pandas, float16, numeric strings                 |    |                                   |
@@ -72,8 +72,9 @@ Scope: A = every id, C = FO-cat, FO-gauss, Part-cat, Occam-cat; T = the trained 
 | V1  | StumpBank / SplitForest: bad parameters, NaN X,  |    | ValueError / InvalidParameterError|
 |     | one class, wrong feature count, chunk_size 0     |    |                                   |
 | V2  | StumpBank: sparse X = dense X; empty X           |    | same votes; shape (0, n)          |
-| V3  | StumpBank: feature_range (-1e308, 1e308)      BUG|    | finite thresholds, no warning     |
+| V3  | StumpBank: feature_range (-1e308, 1e308)         |    | finite thresholds, no warning     |
 | V4  | SplitForest: fewer than 4 samples                |    | ValueError                        |
+| V4b | SplitForest / PrefitVoters (trees): |X| > 3.4e38 |    | ValueError "float32 range"        |
 | V5  | PrefitVoters: empty, unfitted, classes disagree, |    | ValueError / TypeError            |
 |     | unknown label, feature mismatch, not estimators  |    |                                   |
 | M1  | BoundSelectionClassifier: [], delta 0, invalid   |    | ValueError                        |
@@ -933,6 +934,23 @@ def test_split_forest_needs_four_samples():
     X, y = data()
     with pytest.raises(ValueError, match="n_samples >= 4"):
         SplitForest(n_estimators=4).fit(X[:2], y[:2])
+
+
+@pytest.mark.parametrize("where", ["fit", "votes", "prefit", "estimator"])
+def test_tree_voters_refuse_values_beyond_float32(where):
+    """scikit-learn trees compare float32 features: |x| > 3.4e38 is refused by the bank."""
+    X, y = data()
+    big = X * 1e300
+    with pytest.raises(ValueError, match="beyond the float32 range"):
+        if where == "fit":
+            SplitForest(n_estimators=4).fit(big, y)
+        elif where == "votes":
+            SplitForest(n_estimators=4).fit(X, y).votes(big)
+        elif where == "prefit":
+            PrefitVoters([DecisionTreeClassifier().fit(X, y)]).fit(X, y).votes(big)
+        else:
+            make("FO-cat", voters=SplitForest(n_estimators=4)).fit(big, y)
+    SplitForest(n_estimators=4).fit(X * 1e30, y).votes(X * 1e30)  # inside the range: fine
 
 
 def test_stump_votes_sparse_equals_dense_and_empty_input():

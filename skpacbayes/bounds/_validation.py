@@ -173,7 +173,8 @@ def dual(**kinds: str):
 
     ``kinds`` maps argument names to a kind of :data:`_CHECKS` (converted to tensors), or to
     ``"int>=1"`` / ``"int>=0"`` (checked, passed as a Python ``int``). Arguments not named pass
-    through untouched; ``None`` values are passed through (optional arguments).
+    through untouched; ``None`` is passed through for optional arguments (default ``None``) and
+    rejected, with the argument's name, for required ones.
     """
     for kind in kinds.values():
         if kind not in _CHECKS and kind not in ("int>=1", "int>=0"):
@@ -207,7 +208,9 @@ def dual(**kinds: str):
             for name, kind in kinds.items():
                 value = values[name]
                 if value is None:
-                    continue
+                    if signature.parameters[name].default is None:
+                        continue
+                    raise ValueError(f"{name} must be a number or an array of numbers, got None")
                 if kind.startswith("int>="):
                     values[name] = _check_int(name, value, int(kind[5:]))
                     continue

@@ -499,41 +499,222 @@ class Posterior:
 
         The prior's natural parameter plus ``0.01 N(0, I)`` noise drawn from ``generator``
         (no noise when ``generator`` is ``None``; the global RNG is never used).
+
+        Parameters
+        ----------
+        generator : torch.Generator or None, default=None
+            Source of the start-up noise; ``None`` adds no noise.
+        dtype : torch.dtype, default=torch.float32
+            Floating dtype of the result (``float32`` for training).
+        device : str or torch.device, default="cpu"
+            Device of the result.
+
+        Returns
+        -------
+        raw : torch.Tensor of shape (n_voters,)
+            Leaf tensor with ``requires_grad=True``, of the requested dtype and device.
+
+        Examples
+        --------
+        >>> from skpacbayes.posteriors import Gaussian
+        >>> Gaussian(3).init_raw()  # no generator: no noise, the prior mean N(0, I)
+        tensor([0., 0., 0.], requires_grad=True)
         """
         raise NotImplementedError  # pragma: no cover
 
     def natural(self, raw) -> torch.Tensor:
-        """Natural parameter from the unconstrained one."""
+        """Natural parameter from the unconstrained one.
+
+        Parameters
+        ----------
+        raw : torch.Tensor of shape (n_voters,)
+            Unconstrained parameter, e.g. from :meth:`init_raw`.
+
+        Returns
+        -------
+        nat : torch.Tensor of shape (n_voters,)
+            The natural parameter, differentiable in ``raw``.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Categorical
+        >>> Categorical(2).natural(torch.tensor([0.0, 0.0]))  # softmax
+        tensor([0.5000, 0.5000])
+        """
         raise NotImplementedError  # pragma: no cover
 
     def raw_from_natural(self, nat) -> torch.Tensor:
-        """Inverse of :meth:`natural`."""
+        """Inverse of :meth:`natural`.
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (see :meth:`natural`).
+
+        Returns
+        -------
+        raw : torch.Tensor of shape (n_voters,)
+            An unconstrained parameter ``raw`` with ``natural(raw) = nat``.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> post = Dirichlet(2)
+        >>> post.natural(post.raw_from_natural(torch.tensor([2.0, 3.0])))
+        tensor([2., 3.])
+        """
         raise NotImplementedError  # pragma: no cover
 
     def kl(self, nat) -> torch.Tensor:
-        """``KL(Q || prior)`` as a scalar tensor."""
+        """``KL(Q || prior)`` as a scalar tensor.
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (see :meth:`natural`).
+
+        Returns
+        -------
+        kl : torch.Tensor
+            Scalar (0-dimensional) tensor, differentiable in ``nat``.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Gaussian
+        >>> Gaussian(2).kl(torch.tensor([3.0, 4.0]))  # ||p||^2 / 2 against N(0, I)
+        tensor(12.5000)
+        """
         raise NotImplementedError  # pragma: no cover
 
     def stochastic_loss(self, nat, votes, y) -> torch.Tensor:
-        """``r(x_j, y_j)``, shape ``(b,)``, differentiable in ``nat``."""
+        """``r(x_j, y_j)``, shape ``(b,)``, differentiable in ``nat``.
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (float32 for training, float64 for a certificate).
+        votes : torch.Tensor of shape (b, n_voters)
+            Integer class indices voted by each voter on each example.
+        y : torch.Tensor of shape (b,)
+            Integer class indices of the true labels.
+
+        Returns
+        -------
+        r : torch.Tensor of shape (b,)
+            Stochastic loss of each example, in [0, 1], dtype and device of ``nat``.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Categorical
+        >>> votes, y = torch.tensor([[1, 0, 1]]), torch.tensor([1])
+        >>> Categorical(3).stochastic_loss(torch.tensor([0.5, 0.25, 0.25]), votes, y)
+        tensor([0.2500])
+        """
         raise NotImplementedError  # pragma: no cover
 
     def deterministic_loss(self, nat, votes, y) -> torch.Tensor:
-        """Exact loss (bool, ties are errors) of the vote with weights :meth:`vote_weights`."""
+        """Exact loss (bool, ties are errors) of the vote with weights :meth:`vote_weights`.
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (float32 for training, float64 for a certificate).
+        votes : torch.Tensor of shape (b, n_voters)
+            Integer class indices voted by each voter on each example.
+        y : torch.Tensor of shape (b,)
+            Integer class indices of the true labels.
+
+        Returns
+        -------
+        err : torch.Tensor of shape (b,)
+            Boolean tensor, ``True`` where the deterministic vote errs (ties included).
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Categorical
+        >>> votes, y = torch.tensor([[1, 0, 1]]), torch.tensor([1])
+        >>> Categorical(3).deterministic_loss(torch.tensor([0.5, 0.25, 0.25]), votes, y)
+        tensor([False])
+        """
         raise NotImplementedError  # pragma: no cover
 
     def vote_weights(self, nat) -> torch.Tensor:
-        """Mean weights of ``Q`` (the deterministic majority vote)."""
+        """Mean weights of ``Q`` (the deterministic majority vote).
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (see :meth:`natural`).
+
+        Returns
+        -------
+        weights : torch.Tensor of shape (n_voters,)
+            Weights of the deterministic majority vote.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> Dirichlet(2).vote_weights(torch.tensor([1.0, 3.0]))  # the mean of Dir(1, 3)
+        tensor([0.2500, 0.7500])
+        """
         raise NotImplementedError  # pragma: no cover
 
     def win_probabilities(self, nat, votes) -> torch.Tensor:
-        """``P_Q(class y is the strict winner of the sampled vote)``, shape ``(b, k)``."""
+        """``P_Q(class y is the strict winner of the sampled vote)``, shape ``(b, k)``.
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior.
+        votes : torch.Tensor of shape (b, n_voters)
+            Integer class indices voted by each voter on each example.
+
+        Returns
+        -------
+        proba : torch.Tensor of shape (b, n_classes)
+            Probability that each class is the strict winner of the sampled vote.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Categorical
+        >>> Categorical(2).win_probabilities(torch.tensor([0.75, 0.25]), torch.tensor([[1, 0]]))
+        tensor([[0.2500, 0.7500]])
+        """
         raise NotImplementedError  # pragma: no cover
 
     def sample(self, nat, n_samples, generator) -> torch.Tensor:
         """``n_samples`` weight vectors ``w ~ Q``, shape ``(n_samples, n)``.
 
         Drawn with ``generator`` (``None``: a fresh generator with seed 0).
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior.
+        n_samples : int
+            Number of weight vectors to draw.
+        generator : torch.Generator or None
+            Source of randomness; ``None`` uses a fresh CPU generator with seed 0 (the global RNG
+            is never used).
+
+        Returns
+        -------
+        w : torch.Tensor of shape (n_samples, n_voters)
+            One sampled weight vector per row, dtype and device of ``nat``.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Gaussian
+        >>> Gaussian(2).sample(torch.zeros(2), 3, None).shape
+        torch.Size([3, 2])
         """
         raise NotImplementedError  # pragma: no cover
 

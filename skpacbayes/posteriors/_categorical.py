@@ -90,6 +90,20 @@ class Categorical(Posterior):
     def init_raw(self, *, generator=None, dtype=torch.float32, device="cpu"):
         """``log(prior) + 0.01 N(0, I)`` (noise from ``generator``), zeros -> ``-1e4``.
 
+        Parameters
+        ----------
+        generator : torch.Generator or None, default=None
+            Source of the start-up noise; ``None`` adds no noise.
+        dtype : torch.dtype, default=torch.float32
+            Floating dtype of the result (``float32`` for training).
+        device : str or torch.device, default="cpu"
+            Device of the result.
+
+        Returns
+        -------
+        raw : torch.Tensor of shape (n_voters,)
+            Leaf tensor with ``requires_grad=True``, of the requested dtype and device.
+
         Examples
         --------
         >>> import torch
@@ -105,6 +119,16 @@ class Categorical(Posterior):
     def natural(self, raw):
         """``p = softmax(raw)``.
 
+        Parameters
+        ----------
+        raw : torch.Tensor of shape (n_voters,)
+            Unconstrained parameter, e.g. from :meth:`init_raw`.
+
+        Returns
+        -------
+        nat : torch.Tensor of shape (n_voters,)
+            Probabilities ``p`` (summing to one).
+
         Examples
         --------
         >>> import torch
@@ -116,6 +140,16 @@ class Categorical(Posterior):
 
     def raw_from_natural(self, nat):
         """``log(p / sum p)``, with ``-1e4`` for zero probabilities.
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (see :meth:`natural`).
+
+        Returns
+        -------
+        raw : torch.Tensor of shape (n_voters,)
+            Log-probabilities (``-1e4`` where ``p_i = 0``).
 
         Examples
         --------
@@ -141,6 +175,17 @@ class Categorical(Posterior):
     # -- KL, losses -----------------------------------------------------------------------
     def kl(self, nat):
         """``KL(C(p) || C(prior)) = sum_{p_i > 0} p_i ln(p_i / prior_i)``.
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (see :meth:`natural`).
+
+        Returns
+        -------
+        kl : torch.Tensor
+            Scalar tensor, differentiable in ``nat`` (``+inf`` if ``p`` charges a voter the
+            prior does not).
 
         Examples
         --------
@@ -169,6 +214,20 @@ class Categorical(Posterior):
     def stochastic_loss(self, nat, votes, y):
         """``r = sum_i p_i 1{v_i != y} / sum_i p_i``, shape ``(b,)``.
 
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (float32 for training, float64 for a certificate).
+        votes : torch.Tensor of shape (b, n_voters)
+            Integer class indices voted by each voter on each example.
+        y : torch.Tensor of shape (b,)
+            Integer class indices of the true labels.
+
+        Returns
+        -------
+        r : torch.Tensor of shape (b,)
+            Stochastic loss of each example, in [0, 1], dtype and device of ``nat``.
+
         Examples
         --------
         >>> import torch
@@ -187,6 +246,20 @@ class Categorical(Posterior):
     def deterministic_loss(self, nat, votes, y):
         """Exact ``1{2 sum_{v_i != y} p_i >= sum_i p_i}`` for the weights :meth:`vote_weights`.
 
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (float32 for training, float64 for a certificate).
+        votes : torch.Tensor of shape (b, n_voters)
+            Integer class indices voted by each voter on each example.
+        y : torch.Tensor of shape (b,)
+            Integer class indices of the true labels.
+
+        Returns
+        -------
+        err : torch.Tensor of shape (b,)
+            Boolean tensor, ``True`` where the deterministic vote errs (ties included).
+
         Examples
         --------
         >>> import torch
@@ -203,6 +276,16 @@ class Categorical(Posterior):
     def vote_weights(self, nat):
         """``p / sum p``.
 
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (see :meth:`natural`).
+
+        Returns
+        -------
+        weights : torch.Tensor of shape (n_voters,)
+            Normalized probabilities.
+
         Examples
         --------
         >>> import torch
@@ -215,6 +298,18 @@ class Categorical(Posterior):
 
     def win_probabilities(self, nat, votes):
         """``P(class y wins) = sum_{v_i = y} p_i / sum p`` (the drawn voter's vote), ``(b, k)``.
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior.
+        votes : torch.Tensor of shape (b, n_voters)
+            Integer class indices voted by each voter on each example.
+
+        Returns
+        -------
+        proba : torch.Tensor of shape (b, n_classes)
+            Probability that each class is the strict winner of the sampled vote.
 
         Examples
         --------
@@ -231,6 +326,21 @@ class Categorical(Posterior):
 
     def sample(self, nat, n_samples, generator):
         """One-hot weight vectors ``e_I``, ``I ~ p`` (drawn with ``generator``).
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior.
+        n_samples : int
+            Number of weight vectors to draw.
+        generator : torch.Generator or None
+            Source of randomness; ``None`` uses a fresh CPU generator with seed 0 (the global RNG
+            is never used).
+
+        Returns
+        -------
+        w : torch.Tensor of shape (n_samples, n_voters)
+            One sampled weight vector per row, dtype and device of ``nat``.
 
         Examples
         --------

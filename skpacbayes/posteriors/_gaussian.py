@@ -104,6 +104,20 @@ class Gaussian(Posterior):
     def init_raw(self, *, generator=None, dtype=torch.float32, device="cpu"):
         """``prior mean + 0.01 N(0, I)`` (noise from ``generator``).
 
+        Parameters
+        ----------
+        generator : torch.Generator or None, default=None
+            Source of the start-up noise; ``None`` adds no noise.
+        dtype : torch.dtype, default=torch.float32
+            Floating dtype of the result (``float32`` for training).
+        device : str or torch.device, default="cpu"
+            Device of the result.
+
+        Returns
+        -------
+        raw : torch.Tensor of shape (n_voters,)
+            Leaf tensor with ``requires_grad=True``, of the requested dtype and device.
+
         Examples
         --------
         >>> import torch
@@ -118,6 +132,16 @@ class Gaussian(Posterior):
     def natural(self, raw):
         """The mean ``p`` is the raw parameter itself.
 
+        Parameters
+        ----------
+        raw : torch.Tensor of shape (n_voters,)
+            Unconstrained parameter, e.g. from :meth:`init_raw`.
+
+        Returns
+        -------
+        nat : torch.Tensor of shape (n_voters,)
+            ``raw`` itself.
+
         Examples
         --------
         >>> import torch
@@ -129,6 +153,16 @@ class Gaussian(Posterior):
 
     def raw_from_natural(self, nat):
         """A copy of ``p``.
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (see :meth:`natural`).
+
+        Returns
+        -------
+        raw : torch.Tensor of shape (n_voters,)
+            A copy of ``p``.
 
         Examples
         --------
@@ -143,6 +177,16 @@ class Gaussian(Posterior):
     def kl(self, nat):
         """``||p - mu0||^2 / 2``.
 
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (see :meth:`natural`).
+
+        Returns
+        -------
+        kl : torch.Tensor
+            Scalar (0-dimensional) tensor, differentiable in ``nat``.
+
         Examples
         --------
         >>> import torch
@@ -156,6 +200,20 @@ class Gaussian(Posterior):
 
     def stochastic_loss(self, nat, votes, y):
         """``r(x_j, y_j)``, shape ``(b,)``, differentiable in ``p``.
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (float32 for training, float64 for a certificate).
+        votes : torch.Tensor of shape (b, n_voters)
+            Integer class indices voted by each voter on each example.
+        y : torch.Tensor of shape (b,)
+            Integer class indices of the true labels.
+
+        Returns
+        -------
+        r : torch.Tensor of shape (b,)
+            Stochastic loss of each example, in [0, 1], dtype and device of ``nat``.
 
         Examples
         --------
@@ -178,6 +236,20 @@ class Gaussian(Posterior):
     def deterministic_loss(self, nat, votes, y):
         """Exact loss of the mean vote: the true class is not the strict argmax of ``P_j``.
 
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (float32 for training, float64 for a certificate).
+        votes : torch.Tensor of shape (b, n_voters)
+            Integer class indices voted by each voter on each example.
+        y : torch.Tensor of shape (b,)
+            Integer class indices of the true labels.
+
+        Returns
+        -------
+        err : torch.Tensor of shape (b,)
+            Boolean tensor, ``True`` where the deterministic vote errs (ties included).
+
         Examples
         --------
         >>> import torch
@@ -196,6 +268,16 @@ class Gaussian(Posterior):
     def vote_weights(self, nat):
         """The mean ``p``.
 
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior (see :meth:`natural`).
+
+        Returns
+        -------
+        weights : torch.Tensor of shape (n_voters,)
+            The mean ``p`` (any sign).
+
         Examples
         --------
         >>> import torch
@@ -207,6 +289,18 @@ class Gaussian(Posterior):
 
     def win_probabilities(self, nat, votes):
         """``P_Q(class y is the strict winner)``, shape ``(b, k)`` (SPEC 2.3, 2.4, 3.6).
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior.
+        votes : torch.Tensor of shape (b, n_voters)
+            Integer class indices voted by each voter on each example.
+
+        Returns
+        -------
+        proba : torch.Tensor of shape (b, n_classes)
+            Probability that each class is the strict winner of the sampled vote.
 
         Examples
         --------
@@ -236,6 +330,21 @@ class Gaussian(Posterior):
 
     def sample(self, nat, n_samples, generator):
         """``w = p + N(0, I)`` (drawn with ``generator``).
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior.
+        n_samples : int
+            Number of weight vectors to draw.
+        generator : torch.Generator or None
+            Source of randomness; ``None`` uses a fresh CPU generator with seed 0 (the global RNG
+            is never used).
+
+        Returns
+        -------
+        w : torch.Tensor of shape (n_samples, n_voters)
+            One sampled weight vector per row, dtype and device of ``nat``.
 
         Examples
         --------

@@ -32,6 +32,20 @@ def _votes_dtype(n_classes):
     return np.dtype(np.int64)  # pragma: no cover
 
 
+def _check_float32_range(X, bank):
+    """Refuse clearly the values scikit-learn's trees (float32 features) cannot represent."""
+    values = X.data if hasattr(X, "tocsr") else np.asarray(X)
+    if values.size == 0 or values.dtype.kind != "f":
+        return
+    largest, limit = float(np.max(np.abs(values))), float(np.finfo(np.float32).max)
+    if largest > limit:
+        raise ValueError(
+            f"{bank}: X has values up to |x| = {largest:.3g}, beyond the float32 range "
+            f"(|x| <= {limit:.3g}) of scikit-learn's decision trees. "
+            "Rescale X (e.g. with sklearn.preprocessing.MaxAbsScaler or StandardScaler)."
+        )
+
+
 def _n_chunk_rows(n_rows, row_bytes, chunk_size):
     """Number of rows per chunk: ``chunk_size`` or what fits in the budget."""
     if chunk_size is not None:
@@ -79,7 +93,14 @@ class BaseVoters(BaseEstimator):
 
     @property
     def is_split(self):
-        """bool: whether the voters depend on the training sample (two halves)."""
+        """Whether the voters depend on the training sample (two halves).
+
+        Examples
+        --------
+        >>> from skpacbayes.voters import SplitForest, StumpBank
+        >>> StumpBank().is_split, SplitForest().is_split
+        (False, True)
+        """
         return self._is_split
 
     # ------------------------------------------------------------------ fit
@@ -99,10 +120,20 @@ class BaseVoters(BaseEstimator):
         -------
         self : object
             The fitted voter bank.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skpacbayes.voters import StumpBank
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> bank = StumpBank(n_thresholds=1).fit(X, ["a", "a", "b", "b"])
+        >>> bank.classes_, bank.n_voters_
+        (array(['a', 'b'], dtype='<U1'), 2)
         """
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=self._X_dtype, ensure_all_finite=True
-        )
+        with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X (inf - inf)
+            X, y = validate_data(
+                self, X, y, accept_sparse="csr", dtype=self._X_dtype, ensure_all_finite=True
+            )
         check_classification_targets(y)
         y_encoded = self._encode_y(y)
         self.n_classes_ = len(self.classes_)
@@ -143,6 +174,16 @@ class BaseVoters(BaseEstimator):
             ``V[i, j]`` is an index into ``classes_``. The dtype is the smallest
             signed integer type that holds ``n_classes_`` values (``int8`` up to
             127 classes).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skpacbayes.voters import StumpBank
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> bank = StumpBank(n_thresholds=1).fit(X, ["a", "a", "b", "b"])
+        >>> bank.votes(X[:2])
+        array([[0, 1],
+               [0, 1]], dtype=int8)
         """
         check_is_fitted(self)
         if chunk_size is not None and (
@@ -161,15 +202,16 @@ class BaseVoters(BaseEstimator):
         return out
 
     def _validate_X(self, X):
-        return validate_data(
-            self,
-            X,
-            reset=False,
-            accept_sparse="csr",
-            dtype=self._X_dtype,
-            ensure_all_finite=True,
-            ensure_min_samples=0,
-        )
+        with np.errstate(invalid="ignore"):  # see fit
+            return validate_data(
+                self,
+                X,
+                reset=False,
+                accept_sparse="csr",
+                dtype=self._X_dtype,
+                ensure_all_finite=True,
+                ensure_min_samples=0,
+            )
 
     def _row_bytes(self, X):  # pragma: no cover - overridden
         return 8 * X.shape[1] + 8 * self.n_voters_
@@ -187,6 +229,16 @@ class BaseVoters(BaseEstimator):
             ``mask[i, j]`` is True when voter ``j`` may be evaluated on row ``i``
             of the ``X`` given to ``fit``, i.e. when
             ``sample_groups_[i] != voter_groups_[j]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skpacbayes.voters import StumpBank
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        >>> bank = StumpBank(n_thresholds=1).fit(X, ["a", "a", "b", "b"])
+        >>> mask = bank.evaluation_mask()  # data-independent stumps: every pair
+        >>> mask.shape, bool(mask.all())
+        ((4, 2), True)
         """
         check_is_fitted(self)
         return self.sample_groups_[:, None] != self.voter_groups_[None, :]

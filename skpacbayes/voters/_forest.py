@@ -6,11 +6,12 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.model_selection import train_test_split
+from sklearn.tree import BaseDecisionTree
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._base import BaseVoters
+from ._base import BaseVoters, _check_float32_range
 from ._members import _Member, _member_votes_chunk
 
 __all__ = ["SplitForest"]
@@ -207,6 +208,8 @@ class SplitForest(BaseVoters):
         if base is None:
             base = RandomForestClassifier(max_features="sqrt", criterion="gini", max_depth=None)
         forest_mode = isinstance(base, (RandomForestClassifier, ExtraTreesClassifier))
+        if forest_mode or isinstance(base, BaseDecisionTree):
+            _check_float32_range(X, "SplitForest")
 
         estimators, members, groups, forests = [], [], [], []
         for half, (idx, n_half) in enumerate(zip((idx0, idx1), per_half, strict=True)):
@@ -246,6 +249,12 @@ class SplitForest(BaseVoters):
         self.n_voters_ = len(estimators)
         self.voter_groups_ = np.asarray(groups, dtype=np.int8)
         self.n_groups_ = 2
+
+    def _validate_X(self, X):
+        X = super()._validate_X(X)
+        if any(member.uses_tree_input for member in self._members):
+            _check_float32_range(X, "SplitForest")
+        return X
 
     def _row_bytes(self, X):
         return 4 * X.shape[1] + 16 * (self.n_classes_ + 2)

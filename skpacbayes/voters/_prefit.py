@@ -16,7 +16,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseVoters
+from ._base import BaseVoters, _check_float32_range
 from ._members import _Member, _member_votes_chunk, _StageMember
 
 __all__ = ["PrefitVoters"]
@@ -266,6 +266,12 @@ class PrefitVoters(BaseVoters):
         self.voter_groups_ = np.full(self.n_voters_, -1, dtype=np.int8)
         self.sample_groups_ = np.zeros(X.shape[0], dtype=np.int8)
         self.n_groups_ = 1
+
+    def _validate_X(self, X):
+        X = super()._validate_X(X)
+        if any(member.uses_tree_input for member in self._members):
+            _check_float32_range(X, "PrefitVoters")
+        return X
 
     def _row_bytes(self, X):
         return 4 * X.shape[1] + 16 * (self.n_classes_ + 2)

@@ -184,11 +184,16 @@ class StumpBank(BaseVoters):
         lo, hi = self._ranges(X)
         self.feature_range_ = np.column_stack([lo, hi])
 
+        i = np.arange(1, n_thr + 1)[None, :]
         with np.errstate(over="ignore", invalid="ignore"):
             step = (hi - lo) / (n_thr + 1)
-            huge = ~np.isfinite(step)
-            step[huge] = hi[huge] / (n_thr + 1) - lo[huge] / (n_thr + 1)
-        grid = lo[:, None] + np.arange(1, n_thr + 1)[None, :] * step[:, None]
+            grid = lo[:, None] + i * step[:, None]
+        # |lo|, |hi| near the float maximum: hi - lo or i * step overflows. The same grid at
+        # half scale, doubled back (exact, powers of two): finite, ordered, inside [lo, hi].
+        huge = ~np.all(np.isfinite(grid), axis=1)
+        if np.any(huge):
+            lo2, hi2 = lo[huge] / 2, hi[huge] / 2
+            grid[huge] = 2 * (lo2[:, None] + i * ((hi2 - lo2) / (n_thr + 1))[:, None])
         active = hi > lo
         grid[~active] = np.nan
         self.thresholds_ = grid

@@ -1,0 +1,110 @@
+"""Summarise the strategy study (issue: below the Occam line) from ``compare`` results.
+
+Usage::
+
+    python benchmarks/reproduce.py --datasets ... --methods Occam Vote \\
+        --posteriors categorical gaussian --out benchmarks/results/strategies
+    python benchmarks/strategies.py [--results benchmarks/results/strategies] [--plot out.png]
+
+Prints one Markdown row per dataset: the best single voter (Occam, the protocol's voters),
+the certified vote (:class:`skpacbayes.CertifiedVoteClassifier`: split forest, Gaussian
+posterior with prior ``t 1`` on a fixed grid, delta split over every candidate), the tightest
+of both with delta split once more ("All"), and the reference paper's best bound of any kind
+with its test error. Percent, mean ± std over the seeds of the run.
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from skpacbayes import _reference
+
+
+def _stats(rows, method, posterior):
+    sel = [r for r in rows if r["method"] == method and r["posterior"] == posterior]
+    if not sel:
+        return None
+    b = 100 * np.array([r["bound"] for r in sel])
+    t = 100 * np.array([r["test_error"] for r in sel])
+    return b.mean(), b.std(), t.mean(), t.std(), len(sel)
+
+
+def _cell(s):
+    return "n/a" if s is None else f"{s[0]:.1f}±{s[1]:.1f} / {s[2]:.1f}±{s[3]:.1f}"
+
+
+def _reference_best(name):
+    table = _reference.TABLE2.get(name, {})
+    if not table:
+        return None
+    method = min(table, key=lambda m: table[m][0])
+    b, _, t, _ = table[method]
+    return method, b, t
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", default="benchmarks/results/strategies")
+    parser.add_argument("--plot", default=None)
+    args = parser.parse_args()
+    files = sorted(Path(args.results).glob("*.json"))
+    print(
+        "| dataset | seeds | Occam | Vote (certified vote) | All (delta split) | "
+        "reference best bound | Vote below Occam | wall s |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    points = []
+    for path in files:
+        result = json.loads(path.read_text())
+        rows, name = result["rows"], result["dataset"]
+        occam = _stats(rows, "Occam", "categorical")
+        vote = _stats(rows, "Vote", "gaussian")
+        best = _stats(rows, "All", "best")
+        ref = _reference_best(name)
+        ref_cell = "n/a" if ref is None else f"{ref[1]:.1f} / {ref[2]:.1f} ({ref[0]})"
+        below = "n/a" if occam is None or vote is None else ("yes" if vote[0] < occam[0] else "no")
+        n = vote[4] if vote else (occam[4] if occam else 0)
+        print(
+            f"| {name} | {n} | {_cell(occam)} | {_cell(vote)} | {_cell(best)} | {ref_cell} "
+            f"| {below} | {result['wall_time']:.0f} |"
+        )
+        points.append((name, occam, vote, ref))
+    if args.plot:
+        _plot(points, args.plot)
+
+
+def _plot(points, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 5))
+    styles = {"Occam (best single voter)": "s", "Vote (certified vote)": "o", "reference best": "^"}
+    for label, marker in styles.items():
+        xs, ys = [], []
+        for name, occam, vote, ref in points:
+            if label.startswith("Occam") and occam is not None:
+                x, y = occam[2], occam[0]
+            elif label.startswith("Vote") and vote is not None:
+                x, y = vote[2], vote[0]
+            elif label.startswith("reference") and ref is not None:
+                x, y = ref[2], ref[1]
+            else:
+                continue
+            xs.append(x)
+            ys.append(y)
+            ax.annotate(name, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.scatter(xs, ys, marker=marker, label=label)
+    lim = max(ax.get_xlim()[1], ax.get_ylim()[1])
+    ax.plot([0, lim], [0, lim], color="grey", lw=0.8, ls="--", label="bound = test error")
+    ax.set_xlabel("test error (%)")
+    ax.set_ylabel("certified bound (%)")
+    ax.legend()
+    fig.savefig(path, bbox_inches="tight", dpi=120)
+
+
+if __name__ == "__main__":
+    main()
