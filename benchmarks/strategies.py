@@ -5,6 +5,7 @@ Usage::
     python benchmarks/reproduce.py --datasets ... --methods Occam Vote \\
         --posteriors categorical gaussian --out benchmarks/results/strategies
     python benchmarks/strategies.py [--results benchmarks/results/strategies] [--plot out.png]
+        [--rst docs/strategies_table.txt]
 
 Prints one Markdown row per dataset: the best single voter (Occam, the protocol's voters),
 the certified vote (:class:`skpacbayes.CertifiedVoteClassifier`: split forest, Gaussian
@@ -48,14 +49,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default="benchmarks/results/strategies")
     parser.add_argument("--plot", default=None)
+    parser.add_argument("--rst", default=None, help="also write the table as an RST list-table")
     args = parser.parse_args()
     files = sorted(Path(args.results).glob("*.json"))
-    print(
-        "| dataset | seeds | Occam | Vote (certified vote) | All (delta split) | "
-        "reference best bound | Vote below Occam | wall s |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
-    points = []
+    header = [
+        "dataset",
+        "seeds",
+        "Occam",
+        "Vote (certified vote)",
+        "All (delta split)",
+        "reference best bound",
+        "Vote below Occam",
+        "wall s",
+    ]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    points, table = [], [header]
     for path in files:
         result = json.loads(path.read_text())
         rows, name = result["rows"], result["dataset"]
@@ -66,13 +75,28 @@ def main():
         ref_cell = "n/a" if ref is None else f"{ref[1]:.1f} / {ref[2]:.1f} ({ref[0]})"
         below = "n/a" if occam is None or vote is None else ("yes" if vote[0] < occam[0] else "no")
         n = vote[4] if vote else (occam[4] if occam else 0)
-        print(
-            f"| {name} | {n} | {_cell(occam)} | {_cell(vote)} | {_cell(best)} | {ref_cell} "
-            f"| {below} | {result['wall_time']:.0f} |"
-        )
+        cells = [name, str(n), _cell(occam), _cell(vote), _cell(best), ref_cell, below]
+        cells.append(f"{result['wall_time']:.0f}")
+        print("| " + " | ".join(cells) + " |")
+        table.append(cells)
         points.append((name, occam, vote, ref))
     if args.plot:
         _plot(points, args.plot)
+    if args.rst:
+        Path(args.rst).write_text(_list_table(table))
+
+
+def _list_table(table):
+    lines = [
+        ".. list-table:: Certified bound / test error in percent (mean ± std over the seeds), "
+        "delta = 0.05",
+        "   :header-rows: 1",
+        "",
+    ]
+    for row in table:
+        lines.append(f"   * - {row[0]}")
+        lines += [f"     - {cell}" for cell in row[1:]]
+    return "\n".join(lines) + "\n"
 
 
 def _plot(points, path):
