@@ -7,6 +7,7 @@ the true error rate of the deterministic majority vote that ``predict`` uses.
 
 __version__ = "0.1.0"
 
+from skpacbayes._holdout import HoldOutBoundClassifier  # noqa: E402
 from skpacbayes._recommended import CertifiedVoteClassifier  # noqa: E402
 from skpacbayes.classifiers import (  # noqa: E402
     BinomialBoundClassifier,
@@ -27,6 +28,7 @@ __all__ = [
     "Certificate",
     "CertifiedVoteClassifier",
     "FirstOrderBoundClassifier",
+    "HoldOutBoundClassifier",
     "MajorityVoteClassifier",
     "MarginBoundClassifier",
     "OccamBoundClassifier",

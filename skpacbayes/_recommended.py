@@ -22,6 +22,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skpacbayes._holdout import HoldOutBoundClassifier
 from skpacbayes.classifiers import (
     BinomialBoundClassifier,
     FirstOrderBoundClassifier,
@@ -48,7 +49,10 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
     tasks, the sign of the vote weighted by the posterior mean). For every
     prior scale ``t`` of ``prior_scales`` two candidates are certified: the
     prior mean itself (no training) and the mean trained with Adam to
-    minimise the bound. Every candidate is certified at ``delta / K`` (K
+    minimise the bound. With ``holdout=True`` one more candidate is the plain
+    vote of one half's trees certified on the other half
+    (:class:`~skpacbayes.HoldOutBoundClassifier`, the PAC-Bayes bound of a
+    posterior equal to the prior). Every candidate is certified at ``delta / K`` (K
     candidates) and the tightest is kept, so with probability at least
     ``1 - delta`` the reported ``bound_`` upper-bounds the error rate of
     ``predict`` (union bound; the grid is fixed before seeing the data).
@@ -71,6 +75,9 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         cost the most to certify.
     max_epochs : int, default=20
         Epochs of the trained candidates (0: only untrained candidates).
+    holdout : bool, default=True
+        Add the hold-out candidate (a plain vote of half of the trees, tested on
+        the other half). Set to ``False`` for a purely PAC-Bayes choice.
     delta : float in (0, 1], default=0.05
         Total confidence budget, split evenly over the candidates.
     batch_size : int, default=1024
@@ -94,8 +101,8 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
     selector_ : BoundSelectionClassifier
         The fitted selection over the candidates.
     candidates_ : list of dict
-        One entry per candidate: ``prior``, ``max_epochs``, ``bound`` (each at
-        ``delta / K``).
+        One entry per candidate: ``kind`` ("gaussian" or "holdout"), ``prior``,
+        ``max_epochs``, ``bound`` (each at ``delta / K``).
     best_candidate_ : dict
         The selected entry of ``candidates_``.
     best_estimator_ : estimator
@@ -132,7 +139,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
     >>> clf = CertifiedVoteClassifier(voters=SplitForest(n_estimators=20), prior_scales=(1.0, 4.0),
     ...                               max_epochs=0, random_state=0).fit(X, y)
     >>> len(clf.candidates_), bool(0 < clf.bound_ < 0.5)
-    (2, True)
+    (3, True)
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -140,6 +147,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         "bound": [StrOptions(set(_BOUNDS))],
         "prior_scales": [tuple, list],
         "max_epochs": [Interval(Integral, 0, None, closed="left")],
+        "holdout": ["boolean"],
         "delta": [Interval(Real, 0, 1, closed="right")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
@@ -155,6 +163,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         bound="FO",
         prior_scales=(1.0, 2.0, 4.0, 8.0),
         max_epochs=20,
+        holdout=True,
         delta=0.05,
         batch_size=1024,
         learning_rate=0.1,
@@ -167,6 +176,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         self.bound = bound
         self.prior_scales = prior_scales
         self.max_epochs = max_epochs
+        self.holdout = holdout
         self.delta = delta
         self.batch_size = batch_size
         self.learning_rate = learning_rate
@@ -187,7 +197,8 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
     def _candidates(self, voters, seed):
         epochs = [0] if self.max_epochs == 0 else [0, int(self.max_epochs)]
         estimator = _BOUNDS[self.bound]
-        return [
+        holdout = [HoldOutBoundClassifier(voters=voters)] if self.holdout else []
+        return holdout + [
             estimator(
                 voters=voters,
                 posterior="gaussian",
@@ -226,8 +237,8 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         >>> X, y = load_iris(return_X_y=True)
         >>> clf = CertifiedVoteClassifier(voters=SplitForest(n_estimators=10), max_epochs=0,
         ...                               prior_scales=(1.0, 2.0), random_state=0).fit(X, y)
-        >>> [c["prior"] for c in clf.candidates_]
-        [1.0, 2.0]
+        >>> [(c["kind"], c["prior"]) for c in clf.candidates_]
+        [('holdout', None), ('gaussian', 1.0), ('gaussian', 2.0)]
         """
         from sklearn.base import clone
 
@@ -252,12 +263,20 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         candidates = self._candidates(FrozenEstimator(self.voters_), seed)
         self.selector_ = BoundSelectionClassifier(candidates, delta=self.delta).fit(X, y)
         self.candidates_ = [
-            {"prior": est.prior, "max_epochs": est.max_epochs, "bound": float(b)}
+            {
+                "kind": "holdout" if isinstance(est, HoldOutBoundClassifier) else "gaussian",
+                "prior": getattr(est, "prior", None),
+                "max_epochs": getattr(est, "max_epochs", 0),
+                "bound": float(b),
+            }
             for est, b in zip(self.selector_.estimators_, self.selector_.bounds_, strict=True)
         ]
         if self.verbose:
             for c in self.candidates_:
-                print(f"prior {c['prior']:g} epochs {c['max_epochs']}: bound {c['bound']:.4f}")
+                print(
+                    f"{c['kind']} prior {c['prior']} epochs {c['max_epochs']}: "
+                    f"bound {c['bound']:.4f}"
+                )
         self.best_candidate_ = self.candidates_[self.selector_.best_index_]
         self.best_estimator_ = self.selector_.best_estimator_
         self.certificate_ = self.best_estimator_.certificate_

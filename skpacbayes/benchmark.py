@@ -20,6 +20,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split
 
 from skpacbayes import _reference
+from skpacbayes._holdout import HoldOutBoundClassifier
 from skpacbayes._recommended import CertifiedVoteClassifier
 from skpacbayes.classifiers import (
     BinomialBoundClassifier,
@@ -44,9 +45,10 @@ METHODS = {
     "Part": PartitionBoundClassifier,
     "Occam": OccamBoundClassifier,
     "Vote": CertifiedVoteClassifier,
+    "HoldOut": HoldOutBoundClassifier,
 }
 #: strategies with a fixed posterior family and their own voters (split forest, every task)
-STRATEGIES = {"Vote": "gaussian"}
+STRATEGIES = {"Vote": "gaussian", "HoldOut": "categorical"}
 FAMILIES = ("categorical", "dirichlet", "gaussian")
 
 
@@ -191,13 +193,16 @@ def _valid_pairs(methods, posteriors, n_classes, split_for):
 
 
 def _fit_one(method, family, voters, X_train, y_train, X_test, y_test, seed, settings):
-    if method in STRATEGIES:
-        est = METHODS[method](
+    if method == "Vote":  # the PAC-Bayes candidates only; HoldOut is its own row
+        est = CertifiedVoteClassifier(
             voters=voters,
+            holdout=False,
             delta=settings["delta"],
             max_epochs=min(settings["max_epochs"], 20),
             random_state=seed,
         )
+    elif method == "HoldOut":
+        est = HoldOutBoundClassifier(voters=voters, delta=settings["delta"], random_state=seed)
     else:
         est = METHODS[method](
             voters=voters,

@@ -12,6 +12,7 @@ from skpacbayes import (
     CBoundClassifier,
     CertifiedVoteClassifier,
     FirstOrderBoundClassifier,
+    HoldOutBoundClassifier,
     MarginBoundClassifier,
     OccamBoundClassifier,
     PartitionBoundClassifier,
@@ -37,6 +38,7 @@ def _estimators():
     yield PartitionBoundClassifier(posterior="dirichlet", voters=forest, tighten=False, **FAST)
     yield MarginBoundClassifier(**FAST)
     yield OccamBoundClassifier(**FAST)
+    yield HoldOutBoundClassifier(voters=forest, random_state=0)
     yield CertifiedVoteClassifier(voters=forest, prior_scales=(1.0, 4.0), **FAST)
     yield BoundSelectionClassifier(
         [FirstOrderBoundClassifier(**FAST), FirstOrderBoundClassifier(posterior="gaussian", **FAST)]
