@@ -8,10 +8,11 @@ Usage::
         [--rst docs/strategies_table.txt]
 
 Prints one Markdown row per dataset: the best single voter (Occam, the protocol's voters),
-the certified vote (:class:`skpacbayes.CertifiedVoteClassifier`: split forest, Gaussian
-posterior with prior ``t 1`` on a fixed grid, delta split over every candidate), the tightest
-of both with delta split once more ("All"), and the reference paper's best bound of any kind
-with its test error. Percent, mean ± std over the seeds of the run.
+the PAC-Bayes certified vote ("Vote": :class:`skpacbayes.CertifiedVoteClassifier` with
+``holdout=False``: split forest, Gaussian posterior with prior ``t 1`` on a fixed grid, delta
+split over every candidate), the hold-out line (:class:`skpacbayes.HoldOutBoundClassifier`),
+the tightest of all three with delta split once more ("All"), and the reference paper's best
+bound of any kind with its test error. Percent, mean ± std over the seeds of the run.
 """
 
 import argparse
@@ -56,7 +57,8 @@ def main():
         "dataset",
         "seeds",
         "Occam",
-        "Vote (certified vote)",
+        "Vote (PAC-Bayes vote)",
+        "HoldOut",
         "All (delta split)",
         "reference best bound",
         "Vote below Occam",
@@ -70,16 +72,18 @@ def main():
         rows, name = result["rows"], result["dataset"]
         occam = _stats(rows, "Occam", "categorical")
         vote = _stats(rows, "Vote", "gaussian")
+        holdout = _stats(rows, "HoldOut", "categorical")
         best = _stats(rows, "All", "best")
         ref = _reference_best(name)
         ref_cell = "n/a" if ref is None else f"{ref[1]:.1f} / {ref[2]:.1f} ({ref[0]})"
         below = "n/a" if occam is None or vote is None else ("yes" if vote[0] < occam[0] else "no")
         n = vote[4] if vote else (occam[4] if occam else 0)
-        cells = [name, str(n), _cell(occam), _cell(vote), _cell(best), ref_cell, below]
+        cells = [name, str(n), _cell(occam), _cell(vote), _cell(holdout), _cell(best), ref_cell]
+        cells.append(below)
         cells.append(f"{result['wall_time']:.0f}")
         print("| " + " | ".join(cells) + " |")
         table.append(cells)
-        points.append((name, occam, vote, ref))
+        points.append((name, occam, vote, holdout, ref))
     if args.plot:
         _plot(points, args.plot)
     if args.rst:
@@ -106,23 +110,26 @@ def _plot(points, path):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 5))
-    styles = {"Occam (best single voter)": "s", "Vote (certified vote)": "o", "reference best": "^"}
-    for label, marker in styles.items():
+    styles = {
+        "Occam (best single voter)": "s",
+        "Vote (PAC-Bayes vote)": "o",
+        "HoldOut (half forest, test-set bound)": "D",
+        "reference best": "^",
+    }
+    for k, (label, marker) in enumerate(styles.items()):
         xs, ys = [], []
-        for name, occam, vote, ref in points:
-            if label.startswith("Occam") and occam is not None:
-                x, y = occam[2], occam[0]
-            elif label.startswith("Vote") and vote is not None:
-                x, y = vote[2], vote[0]
-            elif label.startswith("reference") and ref is not None:
-                x, y = ref[2], ref[1]
-            else:
+        for name, *stats in points:
+            s = stats[k]
+            if s is None:
                 continue
+            x, y = (s[2], s[1]) if label.startswith("reference") else (s[2], s[0])
             xs.append(x)
             ys.append(y)
             ax.annotate(name, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
         ax.scatter(xs, ys, marker=marker, label=label)
     lim = max(ax.get_xlim()[1], ax.get_ylim()[1])
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_yscale("symlog", linthresh=1.0)
     ax.plot([0, lim], [0, lim], color="grey", lw=0.8, ls="--", label="bound = test error")
     ax.set_xlabel("test error (%)")
     ax.set_ylabel("certified bound (%)")

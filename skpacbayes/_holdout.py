@@ -14,13 +14,18 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skpacbayes.classifiers import Certificate, _evaluation_groups, weighted_vote_scores
+from skpacbayes.classifiers import (
+    Certificate,
+    _evaluation_groups,
+    resolve_voters,
+    validate_training_data,
+    weighted_vote_scores,
+)
 
 __all__ = ["HoldOutBoundClassifier"]
 
@@ -127,22 +132,10 @@ class HoldOutBoundClassifier(ClassifierMixin, BaseEstimator):
         """
         from skpacbayes.voters import SplitForest
 
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
-        check_classification_targets(y)
-        classes = np.unique(y)
-        if classes.size < 2:
-            raise ValueError(
-                f"y contains only one class ({classes[0]!r}); a majority vote needs at least "
-                "two classes."
-            )
+        X, y, _ = validate_training_data(self, X, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        voters = SplitForest(n_estimators=200) if self.voters is None else clone(self.voters)
-        params = voters.get_params(deep=False)
-        if "random_state" in params and params["random_state"] is None:
-            voters.set_params(random_state=seed)
-        if "n_jobs" in params and params["n_jobs"] is None and self.n_jobs is not None:
-            voters.set_params(n_jobs=self.n_jobs)
-        self.voters_ = voters.fit(X, y)
+        default = SplitForest(n_estimators=200)
+        self.voters_ = resolve_voters(self.voters, default, seed, self.n_jobs).fit(X, y)
         self.classes_ = np.asarray(self.voters_.classes_)
         y_idx = np.searchsorted(self.classes_, y)
         votes = self.voters_.votes(X)

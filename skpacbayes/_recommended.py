@@ -19,14 +19,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.frozen import FrozenEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from skpacbayes._holdout import HoldOutBoundClassifier
 from skpacbayes.classifiers import (
     BinomialBoundClassifier,
     FirstOrderBoundClassifier,
     SecondOrderBoundClassifier,
+    resolve_voters,
+    validate_training_data,
 )
 from skpacbayes.model_selection import BoundSelectionClassifier
 
@@ -240,26 +241,12 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         >>> [(c["kind"], c["prior"]) for c in clf.candidates_]
         [('holdout', None), ('gaussian', 1.0), ('gaussian', 2.0)]
         """
-        from sklearn.base import clone
-
         from skpacbayes.voters import SplitForest
 
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
-        check_classification_targets(y)
-        classes = np.unique(y)
-        if classes.size < 2:
-            raise ValueError(
-                f"y contains only one class ({classes[0]!r}); a majority vote needs at least "
-                "two classes."
-            )
+        X, y, _ = validate_training_data(self, X, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        voters = SplitForest(n_estimators=200) if self.voters is None else clone(self.voters)
-        params = voters.get_params(deep=False)
-        if "random_state" in params and params["random_state"] is None:
-            voters.set_params(random_state=seed)
-        if "n_jobs" in params and params["n_jobs"] is None and self.n_jobs is not None:
-            voters.set_params(n_jobs=self.n_jobs)
-        self.voters_ = voters.fit(X, y)
+        default = SplitForest(n_estimators=200)
+        self.voters_ = resolve_voters(self.voters, default, seed, self.n_jobs).fit(X, y)
         candidates = self._candidates(FrozenEstimator(self.voters_), seed)
         self.selector_ = BoundSelectionClassifier(candidates, delta=self.delta).fit(X, y)
         self.candidates_ = [

@@ -290,21 +290,15 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     # fit
     # ------------------------------------------------------------------ #
     def _make_voters(self, n_classes, seed):
-        from skpacbayes.voters import SplitForest, StumpBank
+        from skpacbayes.voters import StumpBank
 
         if self.voters is not None:
-            voters = clone(self.voters)
+            default = None
         elif n_classes == 2:
-            voters = StumpBank()
+            default = StumpBank()
         else:
-            voters = self._default_multiclass_voters()
-        params = voters.get_params(deep=False)
-        if "random_state" in params and params["random_state"] is None:
-            voters.set_params(random_state=seed)
-        if "n_jobs" in params and params["n_jobs"] is None and self.n_jobs is not None:
-            voters.set_params(n_jobs=self.n_jobs)
-        del SplitForest, StumpBank
-        return voters
+            default = self._default_multiclass_voters()
+        return resolve_voters(self.voters, default, seed, self.n_jobs)
 
     def _default_multiclass_voters(self):
         from skpacbayes.voters import SplitForest
@@ -336,15 +330,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         >>> round(clf.bound_, 3)  # the true error rate is at most 15.7 % (probability >= 95 %)
         0.157
         """
-        with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X (inf - inf)
-            X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
-        check_classification_targets(y)
-        classes = np.unique(y)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes in the data, "
-                f"but the data contains only one class: {classes[0]!r}."
-            )
+        X, y, classes = validate_training_data(self, X, y)
         if self._binary_only and classes.shape[0] > 2:
             raise ValueError(
                 f"Only binary classification is supported by {type(self).__name__}. "
@@ -1180,3 +1166,67 @@ def _minimum(a, b):
     import torch
 
     return torch.minimum(a, b)
+
+
+def resolve_voters(voters, default, seed, n_jobs):
+    """An unfitted copy of the user's voters (or ``default``), seeded and parallelised.
+
+    Parameters
+    ----------
+    voters : voter bank or None
+        The estimator's ``voters`` parameter (cloned, never modified).
+    default : voter bank
+        Used when ``voters`` is None.
+    seed : int
+        Given to the bank's ``random_state`` when that is None.
+    n_jobs : int or None
+        Given to the bank's ``n_jobs`` when that is None.
+
+    Returns
+    -------
+    voters : voter bank
+        Unfitted.
+    """
+    voters = default if voters is None else clone(voters)
+    params = voters.get_params(deep=False)
+    if "random_state" in params and params["random_state"] is None:
+        voters.set_params(random_state=seed)
+    if "n_jobs" in params and params["n_jobs"] is None and n_jobs is not None:
+        voters.set_params(n_jobs=n_jobs)
+    return voters
+
+
+def validate_training_data(estimator, X, y):
+    """``validate_data`` for ``fit`` plus the classification checks every estimator needs.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Receives ``n_features_in_`` (and feature names).
+    X : array-like of shape (n_samples, n_features)
+        Training data.
+    y : array-like of shape (n_samples,)
+        Class labels.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+    classes : ndarray of shape (n_classes,)
+        Sorted distinct labels (at least two).
+
+    Raises
+    ------
+    ValueError
+        If ``y`` holds a single class (or the usual input problems).
+    """
+    with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X (inf - inf)
+        X, y = validate_data(estimator, X, y, dtype=[np.float64, np.float32])
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{type(estimator).__name__} needs samples of at least 2 classes in the data, "
+            f"but the data contains only one class: {classes[0]!r}."
+        )
+    return X, y, classes
