@@ -228,7 +228,8 @@ class Config:
             "random_state": seed,
         }
         kwargs.update(dict(self.params))
-        return cls(**kwargs)
+        accepted = cls().get_params(deep=False)  # the selection estimators take fewer knobs
+        return cls(**{k: v for k, v in kwargs.items() if k in accepted})
 
 
 def _binary_configs(task, families):
@@ -285,6 +286,15 @@ def _forest_configs():
         Config("PartitionBoundClassifier", "dirichlet", t, "forest", (("tighten", False),)),
         Config("OccamBoundClassifier", "categorical", t, "forest"),
         Config("VCDimBoundClassifier", "categorical", t, "forest_single"),
+        Config("HoldOutBoundClassifier", "categorical", t, "forest"),
+        Config(
+            "CertifiedVoteClassifier",
+            "gaussian",
+            t,
+            "forest",
+            (("prior_scales", (1.0, 4.0)),),
+            reps_factor=0.5,
+        ),
     ]
 
 
@@ -314,6 +324,7 @@ def ci_configs():
         ("OccamBoundClassifier", "categorical", "mixture", "stumps", ()),
         ("FirstOrderBoundClassifier", "categorical", "blobs3", "forest", ()),
         ("PartitionBoundClassifier", "categorical", "blobs3", "forest", (("tighten", True),)),
+        ("HoldOutBoundClassifier", "categorical", "blobs3", "forest", ()),
     }
     return [c for c in CONFIGS if (c.estimator, c.posterior, c.task, c.voters, c.params) in keep]
 
