@@ -13,8 +13,10 @@ import torch
 
 from skpacbayes._training import resolve_device, train
 from skpacbayes.classifiers import _STAT_SLACK, Certificate, weighted_vote_scores
+from skpacbayes.posteriors._base import ErrorMask
 
 _R_CHUNK = 16384
+_ERROR_MATRIX_BYTES = 2**30  # largest error matrix the training keeps (float32: 1 GiB)
 _KL_SLACK = 1e-12
 
 
@@ -69,10 +71,30 @@ class _Problem:
             self.rows.append(torch.from_numpy(rows).to(device))
         self.m = [int(g.samples.size) for g in groups]
         self.n_groups = len(groups)
+        # Training fast path: the 0/1 error matrix of each half, once, in the training dtype
+        # (the losses then skip forming and converting it at every step). Certificates
+        # (float64) and the multi-class Gaussian (which needs the votes) do not use it.
+        self.errors = None
+        uses_votes = estimator.posterior == "gaussian" and self.n_classes > 2
+        size = sum(v.numel() for v in self.votes) * torch.finfo(dtype).bits // 8
+        if dtype != torch.float64 and not uses_votes and size <= _ERROR_MATRIX_BYTES:
+            self.errors = [
+                (v != lab[:, None].to(v.dtype)).to(dtype)
+                for v, lab in zip(self.votes, self.labels, strict=True)
+            ]
 
     def losses(self, g, nat, rows=None):
         """Stochastic losses of half ``g`` (all its rows, in chunks, or ``rows``)."""
         post, votes, labels = self.posteriors[g], self.votes[g], self.labels[g]
+        if self.errors is not None:
+            errors = self.errors[g]
+            if rows is not None:
+                return post.stochastic_loss(nat, ErrorMask(errors[rows]), None)
+            parts = [
+                post.stochastic_loss(nat, ErrorMask(errors[s : s + _R_CHUNK]), None)
+                for s in range(0, errors.shape[0], _R_CHUNK)
+            ]
+            return torch.cat(parts)
         if rows is not None:
             return post.stochastic_loss(nat, votes[rows], labels[rows])
         parts = [

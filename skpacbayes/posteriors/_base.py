@@ -60,6 +60,56 @@ def _check_integer_tensor(x, name, device):
     return x.to(device)
 
 
+class ErrorMask:
+    """Precomputed errors ``1{v_i != y}`` of a batch, as floats (the training fast path).
+
+    Passing ``ErrorMask(e)`` as ``votes`` (with ``y=None``) to a posterior's
+    ``stochastic_loss`` skips forming the error mask from class indices and
+    converting it to floats at every call: the training loop computes it once
+    per sample. Only the losses built on sums of wrong / right weights accept
+    it (every family except the multi-class Gaussian, which needs the votes).
+
+    Parameters
+    ----------
+    values : torch.Tensor of shape (b, n_voters)
+        0/1 floats, in the dtype and on the device of the posterior parameters.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes.posteriors import Categorical
+    >>> from skpacbayes.posteriors._base import ErrorMask
+    >>> votes, y = torch.tensor([[0, 1, 1]]), torch.tensor([1])
+    >>> mask = ErrorMask((votes != y[:, None]).to(torch.float32))
+    >>> p = torch.tensor([0.5, 0.25, 0.25])
+    >>> post = Categorical(3)
+    >>> bool(post.stochastic_loss(p, mask, None) == post.stochastic_loss(p, votes, y))
+    True
+    """
+
+    __slots__ = ("values",)
+
+    def __init__(self, values):
+        if not (torch.is_tensor(values) and values.is_floating_point() and values.dim() == 2):
+            raise TypeError("ErrorMask expects a 2-D floating tensor of 0/1 errors.")
+        self.values = values
+
+    @property
+    def shape(self):
+        """Shape ``(b, n_voters)`` of the mask."""
+        return self.values.shape
+
+    @property
+    def dtype(self):
+        """Floating dtype of the mask."""
+        return self.values.dtype
+
+    @property
+    def device(self):
+        """Device of the mask."""
+        return self.values.device
+
+
 # ---------------------------------------------------------------------------------------------
 # Sums of weights over vote patterns
 # ---------------------------------------------------------------------------------------------
@@ -150,18 +200,24 @@ class _VoteSums(torch.autograd.Function):
         parts = split_weights(w) if exact else [w]
         b, n = votes.shape
         rows = min(b, _ROW_CHUNK)
-        mask = torch.empty((rows, n), dtype=votes.dtype, device=votes.device)
+        precomputed = isinstance(votes, ErrorMask)
+        mask_dtype = torch.int8 if precomputed else votes.dtype
+        mask = torch.empty((rows, n), dtype=mask_dtype, device=w.device)
         buf = torch.empty((rows, n), dtype=w.dtype, device=w.device)
         width = 2 if mode == "err_ok" else 1
         totals = [part.sum() for part in parts]
         hi = torch.zeros((len(parts) - 1, b, width), dtype=w.dtype, device=w.device)
         lo = torch.zeros((b, width), dtype=w.dtype, device=w.device)
         for s in _chunks(b):
-            v, t = votes[s : s + _ROW_CHUNK], y[s : s + _ROW_CHUNK]
-            r = v.shape[0]
-            e8 = _error_mask_into(v, t, n_classes, mask[:r])
-            fb = buf[:r]
-            fb.copy_(e8)
+            if precomputed:
+                fb = votes.values[s : s + _ROW_CHUNK]
+                r = fb.shape[0]
+            else:
+                v, t = votes[s : s + _ROW_CHUNK], y[s : s + _ROW_CHUNK]
+                r = v.shape[0]
+                e8 = _error_mask_into(v, t, n_classes, mask[:r])
+                fb = buf[:r]
+                fb.copy_(e8)
             sums = [fb @ part for part in parts]
             if mode == "margin":  # (1 - 2 e) . w, level by level (exact for the exact levels)
                 sums = [total - 2.0 * x for total, x in zip(totals, sums, strict=True)]
@@ -169,8 +225,11 @@ class _VoteSums(torch.autograd.Function):
             for level, part_sum in enumerate(sums[:-1]):
                 hi[level, s : s + r, 0] = part_sum
             if mode == "err_ok":
-                torch.bitwise_xor(e8, 1, out=e8)
-                fb.copy_(e8)
+                if precomputed:
+                    fb = torch.sub(1.0, fb, out=buf[:r])
+                else:
+                    torch.bitwise_xor(e8, 1, out=e8)
+                    fb.copy_(e8)
                 sums = [fb @ part for part in parts]
                 lo[s : s + r, 1] = sums[-1]
                 for level, part_sum in enumerate(sums[:-1]):
@@ -189,14 +248,20 @@ class _VoteSums(torch.autograd.Function):
         votes, y = ctx.votes, ctx.y
         b, n = votes.shape
         rows = min(b, _ROW_CHUNK)
-        mask = torch.empty((rows, n), dtype=votes.dtype, device=votes.device)
-        buf = torch.empty((rows, n), dtype=g_lo.dtype, device=g_lo.device)
+        precomputed = isinstance(votes, ErrorMask)
+        if not precomputed:
+            mask = torch.empty((rows, n), dtype=votes.dtype, device=votes.device)
+            buf = torch.empty((rows, n), dtype=g_lo.dtype, device=g_lo.device)
         grad = torch.zeros(n, dtype=g_lo.dtype, device=g_lo.device)
         for s in _chunks(b):
-            v, t = votes[s : s + _ROW_CHUNK], y[s : s + _ROW_CHUNK]
-            r = v.shape[0]
-            fb = buf[:r]
-            fb.copy_(_error_mask_into(v, t, ctx.n_classes, mask[:r]))
+            if precomputed:
+                fb = votes.values[s : s + _ROW_CHUNK]
+                r = fb.shape[0]
+            else:
+                v, t = votes[s : s + _ROW_CHUNK], y[s : s + _ROW_CHUNK]
+                r = v.shape[0]
+                fb = buf[:r]
+                fb.copy_(_error_mask_into(v, t, ctx.n_classes, mask[:r]))
             g = g_lo[s : s + r]
             if ctx.mode == "err_ok":  # d/dw of [e . w, (1 - e) . w]
                 grad += fb.T @ (g[:, 0] - g[:, 1]) + g[:, 1].sum()
@@ -292,6 +357,8 @@ def vote_sums(w, votes, y, mode, n_classes, exact):
     (see :class:`_ClassSums`); ``y`` is ignored then.
     """
     if mode == "class":
+        if isinstance(votes, ErrorMask):
+            raise TypeError("the class sums need the votes themselves, not an ErrorMask.")
         return _ClassSums.apply(w, votes, n_classes, exact)
     return _VoteSums.apply(w, votes, y, mode, n_classes, exact)
 
@@ -726,6 +793,13 @@ class Posterior:
         return nat
 
     def _votes(self, votes, device, y=None, need_y=True):
+        if isinstance(votes, ErrorMask):
+            if votes.shape[1] != self.n_voters or y is not None or not need_y:
+                raise ValueError(
+                    f"An ErrorMask must have shape (b, {self.n_voters}) and come with y=None "
+                    "(stochastic losses only)."
+                )
+            return votes, None
         votes = _check_integer_tensor(votes, "votes", device)
         if votes.dim() != 2 or votes.shape[1] != self.n_voters:
             raise ValueError(

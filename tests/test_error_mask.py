@@ -1,0 +1,49 @@
+"""The training fast path (precomputed float error masks) gives the losses of the votes path."""
+
+import pytest
+import torch
+
+from skpacbayes.posteriors import Categorical, Dirichlet, Gaussian
+from skpacbayes.posteriors._base import ErrorMask
+
+
+def _case(n_classes, seed=0, b=300, n=40):
+    g = torch.Generator().manual_seed(seed)
+    votes = torch.randint(0, n_classes, (b, n), generator=g, dtype=torch.int8)
+    y = torch.randint(0, n_classes, (b,), generator=g)
+    return votes, y
+
+
+@pytest.mark.parametrize(
+    "family, n_classes",
+    [(Categorical, 2), (Categorical, 4), (Dirichlet, 2), (Dirichlet, 3), (Gaussian, 2)],
+)
+def test_error_mask_matches_votes(family, n_classes):
+    votes, y = _case(n_classes)
+    post = family(votes.shape[1], n_classes)
+    raw = post.init_raw(generator=torch.Generator().manual_seed(1))
+    mask = ErrorMask((votes != y[:, None].to(votes.dtype)).to(torch.float32))
+
+    def loss_and_grad(v, t):
+        raw.grad = None
+        r = post.stochastic_loss(post.natural(raw), v, t)
+        (r * torch.linspace(0.5, 1.5, r.numel())).sum().backward()
+        return r.detach().clone(), raw.grad.clone()
+
+    r_votes, g_votes = loss_and_grad(votes, y)
+    r_mask, g_mask = loss_and_grad(mask, None)
+    torch.testing.assert_close(r_mask, r_votes, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(g_mask, g_votes, rtol=1e-4, atol=1e-5)
+
+
+def test_error_mask_is_refused_where_votes_are_needed():
+    votes, y = _case(3)
+    mask = ErrorMask((votes != y[:, None].to(votes.dtype)).to(torch.float32))
+    gauss = Gaussian(votes.shape[1], 3)
+    with pytest.raises(TypeError, match="ErrorMask"):
+        gauss.stochastic_loss(torch.zeros(votes.shape[1]), mask, None)
+    cat = Categorical(votes.shape[1], 3)
+    with pytest.raises(ValueError, match="y=None"):
+        cat.stochastic_loss(torch.ones(votes.shape[1]), mask, y)
+    with pytest.raises(TypeError, match="2-D floating"):
+        ErrorMask(votes)
