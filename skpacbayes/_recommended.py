@@ -29,7 +29,7 @@ from skpacbayes.classifiers import (
     resolve_voters,
     validate_training_data,
 )
-from skpacbayes.model_selection import BoundSelectionClassifier
+from skpacbayes.model_selection import BoundSelectionClassifier, validated_for_predict
 
 __all__ = ["CertifiedVoteClassifier"]
 
@@ -331,7 +331,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         >>> clf.predict(X[:3])
         array([0, 0, 0])
         """
-        check_is_fitted(self)
+        X = validated_for_predict(self, X)
         return self.selector_.predict(X)
 
     def decision_function(self, X):
@@ -359,7 +359,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         >>> clf.decision_function(X[:2]).shape
         (2, 3)
         """
-        check_is_fitted(self)
+        X = validated_for_predict(self, X)
         return self.selector_.decision_function(X)
 
     def predict_proba(self, X):
@@ -386,5 +386,5 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         >>> clf.predict_proba(X[:2]).sum(axis=1).round(6)
         array([1., 1.])
         """
-        check_is_fitted(self)
+        X = validated_for_predict(self, X)
         return self.selector_.predict_proba(X)

@@ -19,6 +19,28 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 __all__ = ["BoundSelectionClassifier", "bound_scorer"]
 
 
+def validated_for_predict(estimator, X):
+    """Fitted check and ``validate_data`` of a selection estimator before it delegates.
+
+    The candidates were fitted on validated arrays, so feature names (and their
+    count) are checked here, by the estimator the user fitted.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        The selection estimator.
+    X : array-like of shape (n_samples, n_features)
+        Input samples.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        Validated input.
+    """
+    check_is_fitted(estimator)
+    return validate_data(estimator, X, reset=False, dtype=[np.float64, np.float32])
+
+
 class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
     """Fit several certified classifiers and keep the tightest, validly.
 
@@ -136,7 +158,7 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         >>> sel.predict(X[:5])
         array([0, 0, 0, 1, 0])
         """
-        check_is_fitted(self)
+        X = validated_for_predict(self, X)
         return self.best_estimator_.predict(X)
 
     def decision_function(self, X):
@@ -162,7 +184,7 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         >>> sel.decision_function(X[:2])
         array([-1., -1.])
         """
-        check_is_fitted(self)
+        X = validated_for_predict(self, X)
         return self.best_estimator_.decision_function(X)
 
     def predict_proba(self, X):
@@ -188,7 +210,7 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         >>> sel.predict_proba(X[:2]).shape
         (2, 2)
         """
-        check_is_fitted(self)
+        X = validated_for_predict(self, X)
         return self.best_estimator_.predict_proba(X)
 
 

@@ -1,0 +1,136 @@
+"""The adversarial matrix of ``test_adversarial`` for the estimators built on selection.
+
+:class:`~skpacbayes.HoldOutBoundClassifier` and :class:`~skpacbayes.CertifiedVoteClassifier`
+take other parameters than the bound classifiers, so they get their own rows here, with the
+same invalid-data cases (E1-E12), their own invalid parameters (P), and the certificate
+contract on odd but valid inputs (float32, pandas, string labels, constant features).
+
+| id | input / parameter                           | expected                                |
+|----|---------------------------------------------|-----------------------------------------|
+| E* | every case of ``test_adversarial.FIT_ERRORS`` / ``PREDICT_ERRORS`` | the same error   |
+| P1 | delta 0, 1.5, "a"                           | InvalidParameterError naming delta      |
+| P2 | prior_scales (), (nan,), "abc"; bound "XX"  | ValueError / InvalidParameterError      |
+| P3 | max_epochs -1, holdout "yes"                | InvalidParameterError                   |
+| V1 | float32, pandas, string labels, constant column | certified: bound in [0, 1] |
+| V2 | recompute_bound(0), recompute_bound(2)      | ValueError naming delta                 |
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError
+from test_adversarial import FIT_ERRORS, PREDICT_ERRORS, data
+
+from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
+from skpacbayes.voters import SplitForest
+
+
+def _make(name, **kwargs):
+    forest = SplitForest(n_estimators=6)
+    if name == "HoldOut":
+        return HoldOutBoundClassifier(voters=forest, random_state=0, **kwargs)
+    params = {"prior_scales": (2.0,), "max_epochs": 1, "random_state": 0, **kwargs}
+    return CertifiedVoteClassifier(voters=forest, **params)
+
+
+NAMES = ["HoldOut", "CertifiedVote"]
+
+
+@pytest.mark.parametrize("case", list(FIT_ERRORS))
+@pytest.mark.parametrize("name", NAMES)
+def test_invalid_training_data_raises(name, case):
+    make_xy, exc, match = FIT_ERRORS[case]
+    X, y = make_xy()
+    if case in ("E4-one-sample", "E5-one-class"):
+        match = "one class|at least 2 classes"
+    with pytest.raises(exc, match=match):
+        _make(name).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y = data(m=40)
+    return {name: _make(name).fit(X, y) for name in NAMES}
+
+
+@pytest.mark.parametrize("case", list(PREDICT_ERRORS))
+@pytest.mark.parametrize("name", NAMES)
+def test_invalid_prediction_data_raises(fitted, name, case):
+    transform, exc, match = PREDICT_ERRORS[case]
+    X_bad = transform(data(m=40)[0])
+    est = fitted[name]
+    for method in (est.predict, est.predict_proba, est.decision_function):
+        with pytest.raises(exc, match=match):
+            method(X_bad)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unfitted_raises(name):
+    est = _make(name)
+    for method in (est.predict, est.predict_proba, est.decision_function):
+        with pytest.raises(NotFittedError):
+            method(data()[0])
+    with pytest.raises(NotFittedError):
+        est.recompute_bound(0.05)
+
+
+@pytest.mark.parametrize(
+    "name, param, value",
+    [
+        ("HoldOut", "delta", 0.0),
+        ("HoldOut", "delta", 1.5),
+        ("HoldOut", "delta", "a"),
+        ("CertifiedVote", "delta", 0.0),
+        ("CertifiedVote", "delta", 1.5),
+        ("CertifiedVote", "bound", "XX"),
+        ("CertifiedVote", "max_epochs", -1),
+        ("CertifiedVote", "holdout", "yes"),
+        ("CertifiedVote", "prior_scales", "abc"),
+    ],
+)
+def test_invalid_parameters_raise(name, param, value):
+    with pytest.raises(InvalidParameterError, match=param):
+        _make(name, **{param: value}).fit(*data(m=40))
+
+
+@pytest.mark.parametrize("scales", [(), (float("nan"),), (1.0, float("inf"))])
+def test_invalid_prior_scales_raise(scales):
+    with pytest.raises(ValueError, match="prior_scales"):
+        _make("CertifiedVote", prior_scales=scales).fit(*data(m=40))
+
+
+def _check_certified(est, X, y):
+    b = est.bound_
+    assert isinstance(b, float) and not math.isnan(b) and 0.0 <= b <= 1.0
+    assert b >= est.certificate_.train_error - 1e-12
+    pred = est.predict(X)
+    assert set(np.unique(pred)) <= set(np.asarray(est.classes_).tolist())
+    proba = est.predict_proba(X)
+    assert np.all(np.isfinite(proba))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("variant", ["float32", "pandas", "strings", "constant-feature"])
+def test_odd_but_valid_inputs_are_certified(name, variant):
+    X, y = data(m=40)
+    if variant == "float32":
+        X = X.astype(np.float32)
+    elif variant == "pandas":
+        X = pd.DataFrame(X, columns=["a", "b", "c"])
+    elif variant == "strings":
+        y = np.where(y == 1, "yes", "no")
+    else:
+        X = np.column_stack([X, np.full(X.shape[0], 3.0)])
+    est = _make(name).fit(X, y)
+    _check_certified(est, X, y)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("delta", [0.0, 2.0, -1.0])
+def test_recompute_bound_rejects_invalid_delta(fitted, name, delta):
+    with pytest.raises(ValueError, match="delta"):
+        fitted[name].recompute_bound(delta)
