@@ -4,12 +4,17 @@ For each family (Categorical, Dirichlet, Gaussian binary, Gaussian multi-class w
 k = 10) on m = 100,000 examples and n = 200 voters (int8 votes, float32 parameters,
 CPU unless ``--device`` says otherwise), prints the median time of ``sum(r)`` forward +
 backward over ``--repeats`` runs after a warm-up, and its ratio to a plain float32
-matrix-vector product ``(m x n) @ (n,)`` of the same size (the reference unit). A
-second table times the float64 (certificate) evaluation without gradient.
+matrix-vector product ``(m x n) @ (n,)`` of the same size (the reference unit; issue 2
+asks for at most 20x for the Dirichlet and the multi-class Gaussian). The reference (a
+median of at least 11 repeated, hence cache-warm, products) is timed again just before
+each family, so that the ratios follow a machine whose load drifts; the table shows both
+medians. A second table times the float64 (certificate) evaluation without gradient.
 
 Usage::
 
     python benchmarks/bench_posteriors.py [--m 100000] [--n 200] [--repeats 5] [--threads T]
+
+(``--threads 1`` gives the most reproducible figures on a shared machine.)
 """
 
 import argparse
@@ -77,8 +82,10 @@ def main(argv=None):
     )
     print(f"reference float32 matrix-vector product: {1e3 * t_mv:.2f} ms")
     print()
-    print(f"{'family':<28}{'fwd+bwd float32 (ms)':>22}{'ratio to matvec':>18}")
-    rows = []
+    print(
+        f"{'family':<28}{'fwd+bwd float32 (ms)':>22}{'matvec just before (ms)':>25}"
+        f"{'ratio to matvec':>17}  issue 2 target"
+    )
     for name, post in families:
         votes, y, raw = _problem(post, m, n, device, gen)
 
@@ -87,9 +94,13 @@ def main(argv=None):
             r = post.stochastic_loss(post.natural(raw), votes, y)
             r.sum().backward()
 
+        t_ref = _median_time(lambda: mat @ vec, max(args.repeats, 11), device)
         t = _median_time(step, args.repeats, device)
-        rows.append((name, t))
-        print(f"{name:<28}{1e3 * t:>22.1f}{t / t_mv:>18.1f}")
+        ratio = t / t_ref
+        target = ""
+        if name.startswith(("dirichlet", "gaussian multi")):
+            target = "<= 20x: " + ("met" if ratio <= 20 else "NOT met")
+        print(f"{name:<28}{1e3 * t:>22.1f}{1e3 * t_ref:>25.2f}{ratio:>17.1f}  {target}")
 
     if args.skip_float64:
         return

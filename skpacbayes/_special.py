@@ -41,6 +41,12 @@ _CF_CHECK_EVERY = 8
 # degree of the Taylor polynomial of e^x - 1 - x used for |x| < 1/2)
 _QUAD_SETTINGS = {torch.float64: (64, 42.0, 15), torch.float32: (16, 21.0, 8)}
 _NEWTON_STEPS = 2
+# training path (float32 arguments, float64 arithmetic; see _betainc_half_quad_train)
+_TRAIN_QUAD_NODES = 12
+_TRAIN_QUAD_DROP = 19.0
+_TRAIN_QUAD_MAX_S = 1e8  # above: the float32 branch of _betainc_half_quad
+_TRAIN_CHUNK = 4096  # elements per chunk on CPU
+_TRAIN_CF_STEPS = 18
 _QUAD_CHUNK = 2**16  # elements (rows x nodes) per temporary of the quadrature
 
 
@@ -473,6 +479,182 @@ def _betainc_half_quad(a, b, compute_dtype):
 
 
 # ---------------------------------------------------------------------------------------------
+# I_{1/2}(a, b): training path (float32 arguments)
+# ---------------------------------------------------------------------------------------------
+def _train_chunk(a):
+    """Elements per chunk: small on CPU (temporaries stay in cache), large elsewhere."""
+    return _TRAIN_CHUNK if a.device.type == "cpu" else max(1, 2**24 // _TRAIN_QUAD_NODES)
+
+
+def _betainc_half_quad_train(a, b):
+    """:func:`_betainc_half_quad` for the float32 training path (float64 in, float64 out).
+
+    Same change of variables and derivative integrals, cheaper arithmetic (``min(a, b) >= 10``,
+    ``a + b <= _TRAIN_QUAD_MAX_S``):
+
+    * the integrated side of ``u = 0`` is written ``w = |z| >= |z0|``, so that
+      ``v = w / sqrt(kappa) >= 0`` and ``K(v) = r v + ln(o + r e^(-v))`` with ``(r, o) = (q, p)``
+      (upper tail) or ``(p, q)`` (lower tail), an exact rewriting of the cumulant function
+      whose rounding (the logarithm of a number near 1) costs ``s K`` an absolute error of
+      a few ``1e-16 s``, at most ``4e-8`` for ``s <= 1e8``: a relative error of the integrand;
+    * Stirling and digamma series with 3 terms (omitted terms below ``1e-10`` relative at 10);
+    * ``_TRAIN_QUAD_NODES`` Gauss-Legendre nodes on the window where ``s K <= _TRAIN_QUAD_DROP``.
+
+    Measured over ``min(a, b) >= 10`` (``tests/test_special.py``): value within ``1e-8`` of
+    the float64 evaluation, derivatives within ``1e-7`` of their scale
+    ``0.4 sqrt(a + b) / a`` (resp. ``/ b``), far below the float32 rounding of the arguments.
+    Elements are processed in chunks that stay in cache; no host synchronization.
+    """
+    value = torch.empty_like(a)
+    grad_a = torch.empty_like(a)
+    grad_b = torch.empty_like(a)
+    nodes, weights = gauss_legendre(_TRAIN_QUAD_NODES, torch.float64, a.device)
+    nodes, log_w = nodes[:, None], torch.log(weights)[:, None]
+    chunk = _train_chunk(a)
+    for i in range(0, a.shape[0], chunk):
+        sl = slice(i, i + chunk)
+        value[sl], grad_a[sl], grad_b[sl] = _quad_train_chunk(a[sl], b[sl], nodes, log_w)
+    return value, grad_a, grad_b
+
+
+def _quad_train_chunk(a, b, nodes, log_w):
+    drop = _TRAIN_QUAD_DROP
+    s = a + b
+    inv_s = torch.reciprocal(s)
+    p = a * inv_s
+    q = b * inv_s
+    r = torch.maximum(p, q)  # (r, o) = (q, p) on the upper tail (b >= a), (p, q) on the lower
+    o = torch.minimum(p, q)
+    root_kappa = (a * q).sqrt_()
+    sigma = torch.reciprocal(root_kappa)
+    d = b - a  # exact where a ~ b
+    side = torch.copysign(torch.ones_like(d), d)  # +1: integrate the upper tail, -1: the lower
+    w0 = torch.log1p(d.abs_().div_(torch.minimum(a, b))).mul_(root_kappa)  # |ln(b/a)| sqrt(kappa)
+
+    x = torch.stack((a, b, s)).reciprocal_()
+    y = x * x
+    stir = (y * _STIRLING[2]).add_(_STIRLING[1]).mul_(y).add_(_STIRLING[0]).mul_(x)
+    dig = (y * _DIGAMMA_TAIL[2]).add_(_DIGAMMA_TAIL[1]).mul_(y).add_(_DIGAMMA_TAIL[0]).mul_(y)
+    dig.sub_(x, alpha=0.5)
+    c = (stir[2] - stir[0]).sub_(stir[1]).sub_(_HALF_LOG_2PI).exp_()
+    da_const = dig[2] - dig[0]
+    db_const = dig[2] - dig[1]
+
+    # window end: s K(sigma w) = drop, Newton on the convex K from the Gaussian guess (every
+    # iterate after the first lies beyond the root: the window only gets wider)
+    w = torch.full_like(a, math.sqrt(2.0 * drop))
+    for _ in range(_NEWTON_STEPS):
+        v = sigma * w
+        e1 = torch.neg(v).exp_()
+        t = torch.addcmul(o, r, e1)
+        g = torch.log(t).addcmul_(r, v).mul_(s).sub_(drop)  # s K(v) - drop
+        w = w - g.mul_(t).div_(e1.neg_().add_(1.0).mul_(root_kappa))  # / (s sigma K'(v))
+    w1 = torch.maximum(w, w0)
+    half = (w1 - w0).mul_(0.5)
+    start = w1.add_(w0).mul_(sigma).mul_(-0.5)  # -v at the window's midpoint
+
+    nv = torch.addcmul(start, half * sigma, nodes, value=-1.0)  # -v at the nodes
+    k_v = torch.addcmul(o, r, torch.exp(nv)).log_().addcmul_(r, nv, value=-1.0)
+    e = torch.addcmul(log_w, k_v, s, value=-1.0).exp_()
+    j0 = e.sum(dim=0)
+    jk = k_v.mul_(e).sum(dim=0)
+    jv = e.mul_(nv).sum(dim=0).mul_(side).neg_()  # integral of e times the signed v
+    ja = torch.addcmul(da_const.mul_(j0), q, jv).sub_(jk)
+    jb = torch.addcmul(db_const.mul_(j0), p, jv, value=-1.0).sub_(jk)
+    scale = c.mul_(half)
+    value = torch.addcmul((side + 1.0).mul_(0.5), side, scale * j0, value=-1.0)
+    scale.mul_(side).neg_()
+    return value, ja.mul_(scale), jb.mul_(scale)
+
+
+def _cf_train_terms(a, b, steps):
+    """``(d, d_a, d_b)`` of :func:`_cf_terms` for steps ``1 .. steps``, each ``(steps, n)``."""
+    x = 0.5
+    n_odd = (steps + 1) // 2  # steps 1, 3, ..., i.e. m = 0 .. n_odd - 1
+    n_even = steps // 2  # steps 2, 4, ..., i.e. m = 1 .. n_even
+    out = torch.empty((3, steps, a.shape[0]), dtype=a.dtype, device=a.device)
+    # step 1 (m = 0): a / a cancelled, so that tiny a is no 0/0
+    inv = torch.reciprocal(a + 1.0)
+    out[2, 0] = inv * -x
+    out[0, 0] = out[2, 0] * (a + b)
+    out[1, 0] = (1.0 - b).mul_(inv).mul_(out[2, 0])
+    if n_odd > 1:
+        m = torch.arange(1, n_odd, dtype=a.dtype, device=a.device)[:, None]
+        am = a + m
+        abm = am + b
+        a2m = am + m
+        a2m1 = a2m + 1.0
+        inv_den = torch.reciprocal(a2m * a2m1)
+        d_b = (am * inv_den).mul_(-x)
+        d = d_b * abm
+        slope = torch.reciprocal(am).add_(torch.reciprocal(abm))
+        slope.sub_(torch.reciprocal(a2m)).sub_(torch.reciprocal(a2m1))
+        out[0, 2::2], out[1, 2::2], out[2, 2::2] = d, slope.mul_(d), d_b
+    if n_even:
+        m = torch.arange(1, n_even + 1, dtype=a.dtype, device=a.device)[:, None]
+        a2m = a + 2.0 * m
+        a2m1 = a2m - 1.0
+        inv_den = torch.reciprocal(a2m * a2m1)
+        d_b = (m * x) * inv_den
+        d = (b - m).mul_(d_b)
+        slope = torch.reciprocal(a2m).add_(torch.reciprocal(a2m1)).mul_(d).neg_()
+        out[0, 1::2], out[1, 1::2], out[2, 1::2] = d, slope, d_b
+    return out
+
+
+def _betainc_half_cf_train(a, b):
+    """:func:`_betainc_half_cf` with a fixed number of steps (``_TRAIN_CF_STEPS``).
+
+    For ``a >= b``, ``b < 10``, the convergents at ``x = 1/2`` settle (value and both
+    derivatives, relative to their scale) to ``4e-11`` within 16 steps and to ``2e-13``
+    within 18 (measured for ``b`` from ``1e-8`` to 10 and ``a / b`` from 1 to ``1e9``,
+    ``tests/test_special.py``); the training path runs ``_TRAIN_CF_STEPS`` of them for every
+    element: no convergence tests (no host synchronization), all partial numerators
+    computed at once, and the convergents with their derivatives stacked in ``(2, 3, n)``
+    tensors (rows ``A``, ``B``; columns value, ``d/da``, ``d/db``), by chunks of elements.
+    """
+    s = a + b
+    args = torch.stack((s, a + 1.0, b + 1.0))
+    lg = torch.lgamma(args)
+    psi = torch.digamma(args)
+    q = torch.exp(s * _LOG_HALF + lg[0] - lg[1] - lg[2])
+    pref = b * q
+    pref_a = pref * (_LOG_HALF + psi[0] - psi[1])
+    pref_b = q * (1.0 + b * (_LOG_HALF + psi[0] - psi[2]))
+    k = torch.empty((3, a.shape[0]), dtype=a.dtype, device=a.device)
+    chunk = _train_chunk(a)
+    for i in range(0, a.shape[0], chunk):
+        sl = slice(i, i + chunk)
+        k[:, sl] = _cf_train_chunk(a[sl], b[sl])
+    value = pref * k[0]
+    grad_a = pref_a * k[0] + pref * k[1]
+    grad_b = pref_b * k[0] + pref * k[2]
+    return value, grad_a, grad_b
+
+
+def _cf_train_chunk(a, b):
+    """Continued fraction value and derivatives ``(3, n)`` after ``_TRAIN_CF_STEPS`` steps."""
+    terms = _cf_train_terms(a, b, _TRAIN_CF_STEPS)
+    n = a.shape[0]
+    prev = torch.zeros((2, 3, n), dtype=a.dtype, device=a.device)  # A_0 = 0, B_0 = 1
+    prev[1, 0] = 1.0
+    cur = torch.zeros_like(prev)  # A_1 = B_1 = 1
+    cur[:, 0] = 1.0
+    for step in range(_TRAIN_CF_STEPS):
+        d = terms[0, step]
+        new = torch.addcmul(cur, prev, d)
+        new[:, 1:].addcmul_(terms[1:, step], prev[:, :1])
+        # B_j / B_{j-1} = 1 + d_j B_{j-2} / B_{j-1} > 0: at least 1 - (a + b) / (2 a + 2) > 0
+        # at the first step (b <= a), at least 0.09 at every step over the measured grid
+        scale = torch.reciprocal(new[1, 0])
+        prev = cur.mul_(scale)
+        cur = new.mul_(scale)
+    k = cur[0, 0] / cur[1, 0]
+    k_ab = (cur[0, 1:] - k * cur[1, 1:]) / cur[1, 0]
+    return torch.cat((k[None], k_ab))
+
+
+# ---------------------------------------------------------------------------------------------
 # I_{1/2}(a, b): dispatch and autograd
 # ---------------------------------------------------------------------------------------------
 def _betainc_half_with_grad(a, b):
@@ -498,6 +680,14 @@ def _betainc_half_with_grad(a, b):
     quad = finite & (small >= _QUAD_MIN)
     cf = finite & ~quad
 
+    train = compute_dtype == torch.float32
+    if train:
+        fast = quad & (a64 + b64 <= _TRAIN_QUAD_MAX_S)
+        j = torch.nonzero(fast).reshape(-1)
+        if j.numel():
+            v, ga, gb = _betainc_half_quad_train(a64[j], b64[j])
+            val[j], grad_a[j], grad_b[j] = v, ga, gb
+        quad = quad & ~fast
     j = torch.nonzero(quad).reshape(-1)
     if j.numel():
         v, ga, gb = _betainc_half_quad(a64[j], b64[j], compute_dtype)
@@ -509,7 +699,7 @@ def _betainc_half_with_grad(a, b):
         swap = aj < bj  # I(a, b) = 1 - I(b, a): evaluate with the larger parameter first
         big = torch.where(swap, bj, aj)
         sml = torch.where(swap, aj, bj)
-        v, g_big, g_sml = _betainc_half_cf(big, sml)
+        v, g_big, g_sml = (_betainc_half_cf_train if train else _betainc_half_cf)(big, sml)
         val[j] = torch.where(swap, 1.0 - v, v)
         grad_a[j] = torch.where(swap, -g_sml, g_big)
         grad_b[j] = torch.where(swap, -g_big, g_sml)
@@ -610,16 +800,23 @@ def betainc_half(a, b, *, a_residual=None, b_residual=None):
     * ``min(a, b) >= 10``: an exact change of variables (logit, centred at the mode and
       scaled by the curvature) turns the Beta density into ``C exp(-s K(v))`` with ``K``
       a cumulant function evaluated without cancellation and ``C`` from Stirling series;
-      the smaller tail is integrated with a 64-point (``float64``) or 16-point
-      (``float32``) Gauss-Legendre rule on the window where ``s K <= 42`` (resp. 21). This
-      stays uniformly accurate up to ``a, b ~ 1e12`` and beyond, where ``lgamma``
-      differences would lose 7 digits or more.
+      the smaller tail is integrated with a 64-point Gauss-Legendre rule on the window
+      where ``s K <= 42``. This stays uniformly accurate up to ``a, b ~ 1e12`` and beyond,
+      where ``lgamma`` differences would lose 7 digits or more.
+
+    ``float32`` arguments (training) take a cheaper path, still in float64 arithmetic:
+    the continued fraction runs a fixed 18 steps for every element (no convergence tests,
+    no host synchronization), and for ``min(a, b) >= 10`` and ``a + b <= 1e8`` the
+    quadrature uses 12 nodes, a window where ``s K <= 19`` and a shorter form of ``K``
+    (above ``1e8``, a 16-point float32 variant of the careful rule). Measured error of
+    that path against the float64 one at the same arguments: below ``1e-8`` for the value
+    and ``1e-7`` of the scale of the derivatives, under the float32 rounding of the result.
 
     Measured against mpmath (50 digits) and ``scipy.special.betainc`` on ``a, b``
     log-uniform in ``[1e-8, 1e8]`` and near the diagonal: absolute error below ``1e-14``
     in ``float64`` (scipy itself is off by up to ``7e-14`` at ``a = b = 1e8``); the
     derivatives agree with mpmath to ``1e-15`` relative (``tests/test_special.py``).
-    ``float32`` inputs: absolute error about ``3e-7``.
+    ``float32`` inputs: absolute error about ``1e-7`` (the float32 rounding).
 
     Examples
     --------

@@ -351,6 +351,64 @@ def test_fixed_rule_matches_certified_on_random_problems():
     assert (fixed.double() - cert).abs().max() <= 2e-6
 
 
+def random_multi_problems(rng, b, k, lam_cap):
+    n_c = rng.integers(5, 190, b)
+    low = np.ceil(n_c / lam_cap**2).astype(int)
+    n_j = rng.integers(low[:, None], low[:, None] * 4 + 30, (b, k))
+    z = rng.uniform(-3, 3, (b, k)) * rng.uniform(0.05, 1, (b, 1))
+    z_lo = np.where(rng.random(b) < 0.2, rng.uniform(-2, 1, b), -np.inf)
+    return t64(z), t64(np.sqrt(n_c[:, None] / n_j)), t64(z_lo)
+
+
+@pytest.mark.parametrize("lam_cap", [1.25, 1.5, 3.0, 6.0])
+def test_fixed_rule_tiers_against_certified(lam_cap):
+    # the node count follows the steepest active class (28 / 36 / 48 nodes): measured
+    # (float32) 4e-8 on the values and 2.5e-7 of the largest derivative
+    rng = np.random.default_rng(int(10 * lam_cap))
+    z, lam, z_lo = random_multi_problems(rng, 1500, 9, lam_cap)
+    cert, cert_dz, cert_dlo = certified_rule(z, lam, z_lo, True)
+    value, dz, dlo = fixed_rule(z.float(), lam.float(), z_lo.float(), True)
+    assert (value.double() - cert).abs().max() <= 3e-7
+    assert (dz.double() - cert_dz).abs().max() <= 2e-6 * cert_dz.abs().max()
+    assert (dlo.double() - cert_dlo).abs().max() <= 2e-6
+
+
+def test_fixed_rule_builds_no_graph():
+    # explicit derivatives: inputs that require grad do not make the rule differentiate itself
+    z, lam, z_lo = random_multi_problems(np.random.default_rng(3), 50, 4, 2.0)
+    z_lo = z_lo.float().requires_grad_(True)
+    value, dz, dlo = fixed_rule(z.float().requires_grad_(True), lam.float(), z_lo, True)
+    assert not (value.requires_grad or dz.requires_grad or dlo.requires_grad)
+    plain = fixed_rule(z.float(), lam.float(), z_lo.detach(), True)
+    assert all(torch.equal(x, y) for x, y in zip((value, dz, dlo), plain, strict=True))
+
+
+@pytest.mark.parametrize(("n", "k"), [(200, 2), (13, 2), (1, 2), (40, 3), (7, 5), (24, 10)])
+def test_dirichlet_packed_masses_match_mask_products(n, k):
+    # float32 on CPU with byte votes: byte-pattern tables; other votes: mask products
+    rng = np.random.default_rng(n + k)
+    b = 3000
+    votes = torch.tensor(rng.integers(0, k, (b, n)), dtype=torch.int8)
+    y = torch.tensor(rng.integers(0, k, b))
+    post = Dirichlet(n, n_classes=k)
+    alpha = torch.tensor(rng.uniform(0.1, 3, n), dtype=torch.float32)
+    weights = torch.rand(b, generator=torch.Generator().manual_seed(k), dtype=torch.float32)
+    out = []
+    shifted = torch.cat([torch.zeros(1, dtype=torch.int8), votes.reshape(-1)])[1:].view(b, n)
+    for v in (votes, votes.to(torch.uint8), votes.long(), votes.T.contiguous().T, shifted):
+        nat = alpha.clone().requires_grad_(True)
+        r = post.stochastic_loss(nat, v, y)
+        (r * weights).sum().backward()
+        out.append((r.detach().double(), nat.grad.double()))
+    nat64 = alpha.double().requires_grad_(True)
+    r64 = post.stochastic_loss(nat64, votes, y)
+    (r64 * weights.double()).sum().backward()
+    for r, g in out:
+        assert (r - r64.detach()).abs().max() <= 2e-6
+        assert (g - nat64.grad).abs().max() <= 1e-4 * nat64.grad.abs().max() + 1e-4
+    assert all(torch.equal(out[0][0], out[i][0]) for i in (1, 3, 4))
+
+
 # ---------------------------------------------------------------------------------------------
 # Gradients
 # ---------------------------------------------------------------------------------------------
