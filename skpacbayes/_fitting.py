@@ -16,7 +16,7 @@ from skpacbayes.classifiers import _STAT_SLACK, Certificate, weighted_vote_score
 from skpacbayes.posteriors._base import ErrorMask
 
 _R_CHUNK = 16384
-_ERROR_MATRIX_BYTES = 2**31  # largest error matrix the training keeps (2 GiB)
+_ERROR_MATRIX_BYTES = 2**30  # largest error matrix the training keeps (1 GiB)
 _KL_SLACK = 1e-12
 
 
