@@ -130,6 +130,7 @@ class HoldOutBoundClassifier(ClassifierMixin, BaseEstimator):
         self : object
             Fitted estimator.
         """
+        from skpacbayes._fitting import _strict_argmax_is
         from skpacbayes.voters import SplitForest
 
         X, y, _ = validate_training_data(self, X, y)
@@ -146,10 +147,7 @@ class HoldOutBoundClassifier(ClassifierMixin, BaseEstimator):
             scores = weighted_vote_scores(
                 votes[np.ix_(g.samples, g.voters)], np.ones(g.voters.size), self.classes_.size
             )
-            true = scores[np.arange(g.samples.size), y_idx[g.samples]]
-            others = scores.copy()
-            others[np.arange(g.samples.size), y_idx[g.samples]] = -np.inf
-            n_errors = int(np.sum(true <= others.max(axis=1)))  # ties are errors
+            n_errors = int(np.sum(~_strict_argmax_is(scores, y_idx[g.samples])))  # ties: errors
             errors.append(n_errors)
             sizes.append(int(g.samples.size))
             values.append(_holdout_bound(n_errors, g.samples.size, share))

@@ -332,7 +332,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         array([0, 0, 0])
         """
         X = validated_for_predict(self, X)
-        return self.selector_.predict(X)
+        return self.best_estimator_.predict(X)
 
     def decision_function(self, X):
         """Decision function of the selected candidate.
@@ -360,7 +360,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         (2, 3)
         """
         X = validated_for_predict(self, X)
-        return self.selector_.decision_function(X)
+        return self.best_estimator_.decision_function(X)
 
     def predict_proba(self, X):
         """Class scores of the selected candidate, normalised to sum to one.
@@ -387,4 +387,4 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         array([1., 1.])
         """
         X = validated_for_predict(self, X)
-        return self.selector_.predict_proba(X)
+        return self.best_estimator_.predict_proba(X)

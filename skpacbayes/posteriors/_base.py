@@ -201,8 +201,8 @@ class _VoteSums(torch.autograd.Function):
         b, n = votes.shape
         rows = min(b, _ROW_CHUNK)
         precomputed = isinstance(votes, ErrorMask)
-        mask_dtype = torch.int8 if precomputed else votes.dtype
-        mask = torch.empty((rows, n), dtype=mask_dtype, device=w.device)
+        if not precomputed:
+            mask = torch.empty((rows, n), dtype=votes.dtype, device=votes.device)
         buf = torch.empty((rows, n), dtype=w.dtype, device=w.device)
         width = 2 if mode == "err_ok" else 1
         totals = [part.sum() for part in parts]
