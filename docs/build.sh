@@ -14,3 +14,9 @@ make clean
 start=$(date +%s)
 make html SPHINXOPTS="${*:-}"
 echo "docs built in $(( $(date +%s) - start )) s"
+# Offline reading: every script a page loads must be local (MathJax included).
+if grep -rlE '<script[^>]+src="(https?:)?//' _build/html --include='*.html' | head -5 | grep .; then
+    echo "pages above load a script from the network: the docs must read offline" >&2
+    exit 1
+fi
+test -f _build/html/_static/mathjax/tex-chtml.js || { echo "MathJax was not copied into _static" >&2; exit 1; }

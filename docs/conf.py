@@ -33,6 +33,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # Ships MathJax (from PyPI, not vendored here) into _static/mathjax: the maths renders
+    # offline, with no CDN request.
+    "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
