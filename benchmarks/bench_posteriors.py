@@ -13,6 +13,7 @@ medians. A second table times the float64 (certificate) evaluation without gradi
 Usage::
 
     python benchmarks/bench_posteriors.py [--m 100000] [--n 200] [--repeats 5] [--threads T]
+        [--accuracy 0.7]
 
 (``--threads 1`` gives the most reproducible figures on a shared machine.)
 """
@@ -41,10 +42,14 @@ def _median_time(fn, repeats, device):
     return statistics.median(times)
 
 
-def _problem(post, m, n, device, generator):
+def _problem(post, m, n, device, generator, accuracy=None):
     k = post.n_classes
-    votes = torch.randint(0, k, (m, n), generator=generator, dtype=torch.int8).to(device)
-    y = torch.randint(0, k, (m,), generator=generator, dtype=torch.int64).to(device)
+    votes = torch.randint(0, k, (m, n), generator=generator, dtype=torch.int8)
+    y = torch.randint(0, k, (m,), generator=generator, dtype=torch.int64)
+    if accuracy is not None:  # forest-like votes: each voter right with this probability
+        right = torch.rand((m, n), generator=generator) < accuracy
+        votes = torch.where(right, y[:, None].to(torch.int8), votes)
+    votes, y = votes.to(device), y.to(device)
     raw = post.init_raw(generator=generator, dtype=torch.float32, device=device)
     with torch.no_grad():  # a non-trivial point (the prior mean gives r = 1/2 for the Gaussian)
         raw.add_(0.3 * torch.randn(n, generator=generator).to(device))
@@ -59,6 +64,13 @@ def main(argv=None):
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--skip-float64", action="store_true")
+    parser.add_argument(
+        "--accuracy",
+        type=float,
+        default=None,
+        help="forest-like votes: each voter votes the true class with this probability "
+        "(default: uniformly random votes, every class active in every integral)",
+    )
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -76,9 +88,10 @@ def main(argv=None):
         ("gaussian binary", Gaussian(n)),
         ("gaussian multi-class k=10", Gaussian(n, n_classes=10)),
     ]
+    votes_kind = "random" if args.accuracy is None else f"forest-like (accuracy {args.accuracy})"
     print(
         f"m = {m}, n = {n}, device = {device}, torch threads = {torch.get_num_threads()}, "
-        f"median of {args.repeats} runs"
+        f"median of {args.repeats} runs, {votes_kind} votes"
     )
     print(f"reference float32 matrix-vector product: {1e3 * t_mv:.2f} ms")
     print()
@@ -87,7 +100,7 @@ def main(argv=None):
         f"{'ratio to matvec':>17}  issue 2 target"
     )
     for name, post in families:
-        votes, y, raw = _problem(post, m, n, device, gen)
+        votes, y, raw = _problem(post, m, n, device, gen, args.accuracy)
 
         def step(post=post, votes=votes, y=y, raw=raw):
             raw.grad = None
@@ -107,7 +120,7 @@ def main(argv=None):
     print()
     print(f"{'family':<28}{'float64 no grad (ms)':>22}{'ratio to matvec':>18}")
     for name, post in families:
-        votes, y, raw = _problem(post, m, n, device, gen)
+        votes, y, raw = _problem(post, m, n, device, gen, args.accuracy)
         nat = post.natural(raw.detach().double())
 
         def evaluate(post=post, votes=votes, y=y, nat=nat):

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from skpacbayes.posteriors import Categorical, Dirichlet, Gaussian, Posterior, _base, dirichlet_kl
 from skpacbayes.posteriors._gauss_multi import (
+    BIG,
     certified_rule,
     fixed_rule,
     p_strict_winner,
@@ -371,6 +372,28 @@ def test_fixed_rule_tiers_against_certified(lam_cap):
     assert (value.double() - cert).abs().max() <= 3e-7
     assert (dz.double() - cert_dz).abs().max() <= 2e-6 * cert_dz.abs().max()
     assert (dlo.double() - cert_dlo).abs().max() <= 2e-6
+
+
+def test_fixed_rule_groups_rows_by_active_classes():
+    # Rows with 0 to 9 active classes (far-below transitions and classes without votes are
+    # left out of the rule): values and derivatives still match the certified rule, and a
+    # row's result does not depend on the other rows of its batch.
+    rng = np.random.default_rng(11)
+    z, lam, z_lo = random_multi_problems(rng, 600, 9, 2.0)
+    far = torch.from_numpy(rng.random((600, 9)) < rng.random((600, 1)))
+    z = torch.where(far, z - 40.0, z)  # factor within Phi_sf(6) of 1 on the whole window
+    no_votes = torch.from_numpy(rng.random((600, 9)) < 0.2)
+    z = torch.where(no_votes, -BIG, z)
+    lam = torch.where(no_votes, 1.0, lam)
+    cert, cert_dz, cert_dlo = certified_rule(z, lam, z_lo, True)
+    value, dz, dlo = fixed_rule(z.float(), lam.float(), z_lo.float(), True)
+    assert (value.double() - cert).abs().max() <= 3e-7
+    assert (dz.double() - cert_dz).abs().max() <= 2e-6 * cert_dz.abs().max()
+    assert (dlo.double() - cert_dlo).abs().max() <= 2e-6
+    assert float(dz[far | no_votes].abs().max()) == 0.0
+    alone = fixed_rule(z[:7].float(), lam[:7].float(), z_lo[:7].float(), True)
+    for x, y in zip(alone, (value[:7], dz[:7], dlo[:7]), strict=True):
+        assert torch.allclose(x, y, rtol=1e-6, atol=1e-9)
 
 
 def test_fixed_rule_builds_no_graph():
