@@ -390,7 +390,7 @@ def test_fixed_rule_groups_rows_by_active_classes():
     assert (value.double() - cert).abs().max() <= 3e-7
     assert (dz.double() - cert_dz).abs().max() <= 2e-6 * cert_dz.abs().max()
     assert (dlo.double() - cert_dlo).abs().max() <= 2e-6
-    assert float(dz[far | no_votes].abs().max()) == 0.0
+    assert float(dz[far | no_votes].abs().max()) <= 1e-12
     alone = fixed_rule(z[:7].float(), lam[:7].float(), z_lo[:7].float(), True)
     for x, y in zip(alone, (value[:7], dz[:7], dlo[:7]), strict=True):
         assert torch.allclose(x, y, rtol=1e-6, atol=1e-9)

@@ -212,9 +212,10 @@ def fixed_rule(z, lam, z_lo, with_grad):
     steepest class that is still active on the window (``lam_j (left - z_j) < L``; the
     other factors are within ``Phi_sf(L)`` of 1 there), by the tiers ``FIXED_TIERS``.
     Those inactive factors (classes without votes included) are left out of the rule: rows
-    are grouped by (tier, number of active classes) and each group runs on its active
-    classes only, which makes the cost follow the classes that matter (forest votes leave
-    most classes without a vote); inactive classes get a zero derivative.
+    are grouped by (tier, number of active classes rounded up to 0, 1, 2, 4 or K) and each
+    group runs on that many classes, active ones first, which makes the cost follow the
+    classes that matter (forest votes leave most classes without a vote); classes left out
+    get a zero derivative, those that only fill a group's width a negligible one.
     Measured error against :func:`certified_rule` (float64 arithmetic, 9 classes, 4000
     random problems per set): at most ``1.4e-9`` with 28 nodes (``lam <= 1.5``; also the
     benchmark's random votes) and ``3e-9`` with 36 nodes (``lam <= 3``), derivatives within
@@ -261,37 +262,47 @@ def _fixed_rule(z, lam, z_lo, with_grad):
     left = _left_end(zt, lt, left, FIXED_DEPTH.get(dtype, 40.0))
     half = (half_width - left).mul_(0.5).clamp_min_(0.0)
     # A class is active when its factor is not within Phi_sf(L) of 1 on the whole window
-    # (lam_j (left - z_j) < L); inactive factors (classes without votes included) are left
-    # out of the rule and get a zero derivative.
+    # (lam_j (left - z_j) < L); inactive factors (classes without votes included) need not
+    # enter the rule.
     active = torch.sign(torch.add(lt * (zt - left), half_width)).clamp_min_(0.0)  # 1.0 / 0.0
     n_active = active.sum(dim=0).long()
     steepest = (lt * active).amax(dim=0)
     tier = torch.zeros(b, dtype=torch.int64, device=z.device)
     for cap, _ in tiers[:-1]:
         tier += steepest > cap
-    # rows are grouped by (tier, number of active classes); each group runs its own rule on
-    # its active classes only, moved to the front of each column
-    group = tier * (k + 1) + n_active
+    # rows are grouped by (tier, number of active classes rounded up to 0, 1, 2, 4 or K);
+    # each group runs its own rule on that many classes, the active ones first in each column
+    # (the few inactive ones that fill a group's width change nothing but the cost)
+    sizes = torch.tensor([s for s in (0, 1, 2, 4) if s < k] + [k], device=z.device)
+    width = sizes[torch.bucketize(n_active, sizes)]
+    group = tier * (k + 1) + width
     keys, counts = torch.unique(group, return_counts=True)
+    keys, counts = keys.tolist(), counts.tolist()
     value = torch.empty(b, dtype=dtype, device=z.device)
-    dzt = torch.empty_like(zt) if with_grad else None
-    if keys.numel() == 1 and int(keys[0]) % (k + 1) == k:  # one group, every class active
-        _run_rule(tiers[int(keys[0]) // (k + 1)][1], value, dzt, left, half, zt, lt, slice(None))
-    else:
-        # rank of each class in its column: active ones first, each part in class order
+    ranked = any(key % (k + 1) < k for key in keys)
+    zs, ls, rank = zt, lt, None
+    if ranked:  # rank of each class in its column: active ones first, each part in order
         before = active.cumsum(dim=0)
         position = torch.arange(1, k + 1, dtype=dtype, device=z.device)[:, None]
         rank = torch.where(active > 0, before, n_active + position - before).sub_(1).long()
         zs = torch.empty_like(zt).scatter_(0, rank, zt)
         ls = torch.empty_like(lt).scatter_(0, rank, lt)
-        dzs = torch.zeros_like(zs) if with_grad else None
-        for key, count in zip(keys.tolist(), counts.tolist(), strict=True):
-            i, n_act = divmod(key, k + 1)
-            rows = slice(None) if count == b else torch.nonzero(group == key).reshape(-1)
-            dest = None if dzs is None else dzs[:n_act]
-            _run_rule(tiers[i][1], value, dest, left, half, zs[:n_act], ls[:n_act], rows)
-        if with_grad:
-            dzt = dzs.gather(0, rank)
+    dzs = torch.zeros_like(zs) if with_grad else None
+    # a group with at least 90 % of the rows runs on every row (slices, no gathers); the
+    # rows of the other groups are then recomputed (derivatives cleared first)
+    main = max(range(len(keys)), key=counts.__getitem__)
+    everywhere = counts[main] >= 0.9 * b
+    for g, key in sorted(enumerate(keys), key=lambda item: item[0] != main):
+        i, width = divmod(key, k + 1)
+        if everywhere and g == main:
+            rows = slice(None)
+        else:
+            rows = torch.nonzero(group == key).reshape(-1)
+            if everywhere and dzs is not None:
+                dzs.index_fill_(1, rows, 0.0)
+        dest = None if dzs is None else dzs[:width]
+        _run_rule(tiers[i][1], value, dest, left, half, zs[:width], ls[:width], rows)
+    dzt = dzs.gather(0, rank) if ranked and with_grad else dzs
     dz = dlo = None
     if with_grad:  # a true lower limit is binding when the window starts there
         dz = dzt.T
