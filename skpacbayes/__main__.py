@@ -10,6 +10,9 @@ from pathlib import Path
 
 __all__ = ["main"]
 
+# the keys of skpacbayes.benchmark.METHODS (not imported here: --help stays fast, no torch)
+_METHOD_NAMES = ("FO", "SO", "Bin", "CBnd", "VC", "Part", "Occam", "Vote", "HoldOut")
+
 
 def _parser():
     parser = argparse.ArgumentParser(
@@ -23,8 +26,15 @@ def _parser():
     )
     cmp.add_argument("--data-home", default=None, help="folder with one sub-folder per dataset")
     cmp.add_argument("--seeds", type=int, default=5, help="number of random 80/20 splits")
-    cmp.add_argument("--methods", nargs="+", default=None, help="FO SO Bin CBnd VC Part Occam")
-    cmp.add_argument("--posteriors", nargs="+", default=None, help="categorical dirichlet gaussian")
+    cmp.add_argument(
+        "--methods", nargs="+", default=None, help=f"{' '.join(_METHOD_NAMES)} (default: all)"
+    )
+    cmp.add_argument(
+        "--posteriors",
+        nargs="+",
+        default=None,
+        help="categorical dirichlet gaussian (default: all)",
+    )
     cmp.add_argument("--delta", type=float, default=0.05)
     cmp.add_argument("--max-epochs", type=int, default=100)
     cmp.add_argument("--n-estimators", type=int, default=200, help="trees of the split forest")

@@ -82,3 +82,9 @@ def test_cli_missing_files(tmp_path, capsys):
     code = main(["compare", "--dataset", "mnist", "--data-home", str(tmp_path), "--quiet"])
     assert code == 1
     assert "mnist" in capsys.readouterr().err
+
+
+def test_cli_help_lists_every_method():
+    from skpacbayes.__main__ import _METHOD_NAMES
+
+    assert tuple(METHODS) == _METHOD_NAMES
