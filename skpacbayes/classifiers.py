@@ -52,7 +52,7 @@ _STAT_SLACK = 1e-12
 # measured failures (NaN objectives) start near Dirichlet 1e-40 / 1e13 (1e4 voters) and
 # Gaussian 1e36 (400 voters).
 _PRIOR_RANGE = {"dirichlet": (1e-30, 1e8), "gaussian": (0.0, 1e30)}
-_VOTE_CHUNK = 65536
+_VOTE_CHUNK = 2**21  # mask elements per block of weighted_vote_scores
 
 
 @dataclass(frozen=True)
@@ -1151,11 +1151,16 @@ def weighted_vote_scores(votes, weights, n_classes):
     -------
     scores : ndarray of shape (n_samples, n_classes)
     """
-    scores = np.zeros((votes.shape[0], n_classes))
-    for start in range(0, votes.shape[0], _VOTE_CHUNK):
-        block = votes[start : start + _VOTE_CHUNK]
-        for j in range(n_classes):
-            scores[start : start + _VOTE_CHUNK, j] = (block == j) @ weights
+    weights = np.asarray(weights)
+    scores = np.zeros((votes.shape[0], n_classes), dtype=np.result_type(weights, np.float64))
+    step = max(1, _VOTE_CHUNK // max(1, votes.shape[1]))
+    mask = np.empty((min(step, votes.shape[0]), votes.shape[1]), dtype=scores.dtype)
+    for start in range(0, votes.shape[0], step):
+        block = votes[start : start + step]
+        rows = mask[: block.shape[0]]
+        for j in range(n_classes):  # 0/1 masks in the weights' float type: BLAS products
+            np.equal(block, j, out=rows, casting="unsafe")
+            scores[start : start + step, j] = rows @ weights
     return scores
 
 
