@@ -74,7 +74,7 @@ class _Problem:
         # Training fast path: the 0/1 error matrix of each half, once, in the training dtype
         # (the losses then skip forming and converting it at every step). Certificates
         # (float64) and the multi-class Gaussian (which needs the votes) do not use it.
-        self.errors = None
+        self.errors = self.correct = None
         uses_votes = estimator.posterior == "gaussian" and self.n_classes > 2
         size = sum(v.numel() for v in self.votes) * torch.finfo(dtype).bits // 8
         if dtype != torch.float64 and not uses_votes and size <= _ERROR_MATRIX_BYTES:
@@ -82,16 +82,27 @@ class _Problem:
                 (v != lab[:, None].to(v.dtype)).to(dtype)
                 for v, lab in zip(self.votes, self.labels, strict=True)
             ]
+            # the Dirichlet loss also sums the right weights: keep 1 - errors when it fits
+            if estimator.posterior == "dirichlet" and 2 * size <= _ERROR_MATRIX_BYTES:
+                self.correct = [torch.sub(1.0, e) for e in self.errors]
 
     def losses(self, g, nat, rows=None):
         """Stochastic losses of half ``g`` (all its rows, in chunks, or ``rows``)."""
         post, votes, labels = self.posteriors[g], self.votes[g], self.labels[g]
         if self.errors is not None:
             errors = self.errors[g]
-            if rows is not None:
+            correct = None if self.correct is None else self.correct[g]
+            if rows is not None:  # a mini-batch: the complement is formed from its rows
                 return post.stochastic_loss(nat, ErrorMask(errors[rows]), None)
             parts = [
-                post.stochastic_loss(nat, ErrorMask(errors[s : s + _R_CHUNK]), None)
+                post.stochastic_loss(
+                    nat,
+                    ErrorMask(
+                        errors[s : s + _R_CHUNK],
+                        None if correct is None else correct[s : s + _R_CHUNK],
+                    ),
+                    None,
+                )
                 for s in range(0, errors.shape[0], _R_CHUNK)
             ]
             return torch.cat(parts)
@@ -131,7 +142,11 @@ def fit_posteriors(estimator, votes, y_idx, groups, seed):
     if estimator._bound_name == "Partition" and getattr(estimator, "tighten", False):
         from skpacbayes._tightening import tighten_partition
 
-        tightened = tighten_partition(estimator, cert_problem, groups, natural, mixture)
+        # The search scores its candidates in float32 (error matrix, training rules): its
+        # values only steer it. The posterior it returns is certified from scratch below.
+        cpu = torch.device("cpu")
+        search_problem = _Problem(estimator, votes, y_idx, groups, cpu, torch.float32)
+        tightened = tighten_partition(estimator, search_problem, groups, natural, mixture)
         # Keep whichever of the trained and the tightened posterior certifies lower: the
         # PAC-Bayes statement holds for every posterior at once, so choosing between the
         # two after looking at both bounds costs nothing in delta.

@@ -47,3 +47,30 @@ def test_error_mask_is_refused_where_votes_are_needed():
         cat.stochastic_loss(torch.ones(votes.shape[1]), mask, y)
     with pytest.raises(TypeError, match="2-D floating"):
         ErrorMask(votes)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_error_mask_complement_gives_the_same_dirichlet_loss(n_classes):
+    votes, y = _case(n_classes, seed=4)
+    errors = (votes != y[:, None].to(votes.dtype)).to(torch.float32)
+    post = Dirichlet(votes.shape[1], n_classes)
+    raw = post.init_raw(generator=torch.Generator().manual_seed(2))
+    results = []
+    for mask in (ErrorMask(errors), ErrorMask(errors, 1.0 - errors)):
+        raw.grad = None
+        r = post.stochastic_loss(post.natural(raw), mask, None)
+        r.sum().backward()
+        results.append((r.detach().clone(), raw.grad.clone()))
+    torch.testing.assert_close(results[1][0], results[0][0], rtol=0, atol=0)
+    torch.testing.assert_close(results[1][1], results[0][1], rtol=0, atol=0)
+    # a complement that is not 1 - errors changes the loss: it is really used
+    wrong = ErrorMask(errors, torch.zeros_like(errors))
+    assert not torch.equal(post.stochastic_loss(post.natural(raw), wrong, None), results[0][0])
+
+
+def test_error_mask_complement_must_match():
+    errors = torch.zeros(3, 4)
+    with pytest.raises(TypeError, match="complement"):
+        ErrorMask(errors, torch.zeros(3, 5))
+    with pytest.raises(TypeError, match="complement"):
+        ErrorMask(errors, torch.zeros(3, 4, dtype=torch.float64))
