@@ -266,10 +266,18 @@ def _vote_cross_entropy(problem, nats, rows_list):
     """Cross-entropy of the weighted vote (training objective of the VC baseline)."""
     total = 0.0
     for g in range(problem.n_groups):
-        votes = problem.votes[g] if rows_list[g] is None else problem.votes[g][rows_list[g]]
-        labels = problem.labels[g] if rows_list[g] is None else problem.labels[g][rows_list[g]]
+        rows = rows_list[g]
         w = problem.posteriors[g].vote_weights(nats[g])
         w = w / w.abs().sum().clamp_min(1e-12)
+        if problem.errors is not None and problem.n_classes == 2:
+            # two classes: the cross-entropy is softplus(20 (s_other - s_true)) with
+            # s_other - s_true = 2 e.w - sum(w) (e the 0/1 errors), read off the error matrix
+            errors = problem.errors[g] if rows is None else problem.errors[g][rows]
+            gap = torch.sub(2.0 * (errors @ w), w.sum())
+            total = total + torch.nn.functional.softplus(20.0 * gap).mean()
+            continue
+        votes = problem.votes[g] if rows is None else problem.votes[g][rows]
+        labels = problem.labels[g] if rows is None else problem.labels[g][rows]
         scores = torch.zeros(votes.shape[0], problem.n_classes, dtype=w.dtype, device=w.device)
         scores.scatter_add_(1, votes.long(), w.expand(votes.shape[0], -1))
         total = total + torch.nn.functional.cross_entropy(20.0 * scores, labels)

@@ -74,3 +74,33 @@ def test_error_mask_complement_must_match():
         ErrorMask(errors, torch.zeros(3, 5))
     with pytest.raises(TypeError, match="complement"):
         ErrorMask(errors, torch.zeros(3, 4, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("posterior", ["categorical", "dirichlet", "gaussian"])
+def test_vc_objective_from_the_error_matrix_matches_the_votes(posterior):
+    # The VC baseline's cross-entropy, read off the error matrix on two-class tasks, equals
+    # the one computed from the class scores of the votes.
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from skpacbayes import _fitting
+
+    votes, y = _case(2, seed=7, b=500, n=30)
+    est = SimpleNamespace(n_classes_=2, posterior=posterior, prior=None)
+    group = SimpleNamespace(samples=np.arange(500), voters=np.arange(30))
+    fast = _fitting._Problem(est, votes.numpy(), y.numpy(), [group], "cpu", torch.float32)
+    slow = _fitting._Problem(est, votes.numpy(), y.numpy(), [group], "cpu", torch.float32)
+    slow.errors = None
+    assert fast.errors is not None
+    post = fast.posteriors[0]
+    raw = post.init_raw(generator=torch.Generator().manual_seed(3)).requires_grad_(True)
+    for rows in (None, torch.arange(0, 500, 3)):
+        values = []
+        for problem in (fast, slow):
+            raw.grad = None
+            value = _fitting._vote_cross_entropy(problem, [post.natural(raw)], [rows])
+            value.backward()
+            values.append((value.detach(), raw.grad.clone()))
+        torch.testing.assert_close(values[0][0], values[1][0], rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(values[0][1], values[1][1], rtol=1e-3, atol=1e-5)
