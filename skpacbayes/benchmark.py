@@ -350,24 +350,21 @@ def compare(
 def _tightest(cands, delta):
     """The candidate with the smallest bound when each is re-certified at delta / K.
 
-    Candidates that cannot be re-certified (their bound splits delta internally over a
-    grid fixed at fit time) are left out of the selection and of K; which ones those are
-    does not depend on the data, so K is fixed before seeing it.
+    ``K`` is the number of candidates, fixed before looking at any bound. A candidate that
+    cannot be re-certified (its bound splits delta internally over a grid fixed at fit
+    time) is left out of the selection; counting it in ``K`` anyway only makes the split
+    more conservative.
     """
-    usable = []
+    share = delta / max(1, len(cands))
+    scored = []
     for label, (est, test_error, fit_time) in cands:
         try:
-            est.recompute_bound(delta)
+            bound = est.recompute_bound(share)
         except NotImplementedError:
             continue
-        usable.append((label, est, test_error, fit_time))
-    if not usable:
+        scored.append((bound, label, est, test_error, fit_time))
+    if not scored:
         return None
-    share = delta / len(usable)
-    scored = [
-        (est.recompute_bound(share), label, est, test_error, fit_time)
-        for label, est, test_error, fit_time in usable
-    ]
     return min(scored, key=lambda t: t[0])
 
 
