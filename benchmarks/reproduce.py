@@ -8,14 +8,20 @@ Usage::
 
 Writes ``<out>/<dataset>.json`` (rows, summary, settings, wall time) and
 ``<out>/<dataset>.txt`` (the tables printed by ``skpacbayes compare``) per dataset,
-then prints the total wall time.
+then ``<out>/summary.txt``: per dataset, our certified partition bound (best family,
+delta split) against the reference's, our tightest baseline, the "All" selection, and
+the wall times with their total. ``--summary-only`` rebuilds it from the JSON files.
 """
 
 import argparse
+import json
 import time
 from pathlib import Path
 
+from skpacbayes._reference import TABLE2
 from skpacbayes.benchmark import compare, format_table
+
+BASELINES = ("FO", "SO", "Bin", "CBnd", "VC")
 
 DATASETS = (
     "haberman",
@@ -40,9 +46,13 @@ def main():
     parser.add_argument("--methods", nargs="+", default=None)
     parser.add_argument("--posteriors", nargs="+", default=None)
     parser.add_argument("--out", default="benchmarks/results")
+    parser.add_argument("--summary-only", action="store_true")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.summary_only:
+        write_summary(out, args.datasets, None)
+        return
     start = time.perf_counter()
     for name in args.datasets:
         result = compare(
@@ -58,7 +68,67 @@ def main():
         print(table, flush=True)
         (out / f"{name}.json").write_text(result.to_json())
         (out / f"{name}.txt").write_text(table + "\n")
-    print(f"total wall time: {time.perf_counter() - start:.0f} s")
+    total = time.perf_counter() - start
+    print(f"total wall time: {total:.0f} s")
+    write_summary(out, args.datasets, total)
+
+
+def _cell(entry):
+    if entry is None:
+        return "n/a"
+    return f"{100 * entry['bound_mean']:.1f} / {100 * entry['test_mean']:.1f}"
+
+
+def summary_table(results, total=None):
+    """Markdown table: partition bound against the reference, baselines, All, wall times."""
+    lines = [
+        "Certified bound / test error in percent, mean over the seeds, delta = 0.05. Part: our "
+        "partition bound (best family, delta split); Part (ref): the reference's, uncertified; "
+        "best baseline: the tightest of our FO, SO, Bin, CBnd, VC rows; All: the tightest of "
+        "every (method, family) pair, delta split over all of them.",
+        "",
+        "| dataset | seeds | Part | Part (ref) | Part <= ref | best baseline | Part < baseline "
+        "| All | wall s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    at_most = below = 0
+    for result in results:
+        name, summary = result["dataset"], result["summary"]
+        part = summary.get("Part/best")
+        ref = TABLE2.get(name, {}).get("Part")
+        baselines = [summary[f"{m}/best"] for m in BASELINES if f"{m}/best" in summary]
+        best = min(baselines, key=lambda e: e["bound_mean"]) if baselines else None
+        ok_ref = part is not None and ref is not None and 100 * part["bound_mean"] <= ref[0]
+        ok_base = part is not None and best is not None and part["bound_mean"] < best["bound_mean"]
+        at_most += ok_ref
+        below += ok_base
+        ref_cell = "n/a" if ref is None else f"{ref[0]:.1f} / {ref[2]:.1f}"
+        lines.append(
+            f"| {name} | {result['settings']['seeds']} | {_cell(part)} | {ref_cell} | "
+            f"{'yes' if ok_ref else 'no'} | {_cell(best)} | {'yes' if ok_base else 'no'} | "
+            f"{_cell(summary.get('All/best'))} | {result['wall_time']:.0f} |"
+        )
+    lines.append("")
+    lines.append(
+        f"Part at most the reference's on {at_most} of {len(results)} data sets; strictly "
+        f"below our best baseline on {below} of {len(results)}."
+    )
+    wall = sum(r["wall_time"] for r in results)
+    lines.append(f"sum of the per-dataset wall times: {wall:.0f} s ({wall / 60:.1f} min)")
+    if total is not None:
+        lines.append(f"total wall time of the run: {total:.0f} s ({total / 60:.1f} min)")
+    return "\n".join(lines)
+
+
+def write_summary(out, datasets, total):
+    results = [
+        json.loads((out / f"{name}.json").read_text())
+        for name in datasets
+        if (out / f"{name}.json").exists()
+    ]
+    text = summary_table(results, total)
+    print(text)
+    (out / "summary.txt").write_text(text + "\n")
 
 
 if __name__ == "__main__":
