@@ -47,11 +47,14 @@ def main():
     parser.add_argument("--posteriors", nargs="+", default=None)
     parser.add_argument("--out", default="benchmarks/results")
     parser.add_argument("--summary-only", action="store_true")
+    parser.add_argument(
+        "--total-seconds", type=float, default=None, help="with --summary-only: the run's wall time"
+    )
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.summary_only:
-        write_summary(out, args.datasets, None)
+        write_summary(out, args.datasets, args.total_seconds)
         return
     start = time.perf_counter()
     for name in args.datasets:
