@@ -186,6 +186,22 @@ def _chunks(n_rows):
     return range(0, n_rows, _ROW_CHUNK)
 
 
+def _chunk_errors(votes, y, n_classes, start, mask, buf):
+    """Float 0/1 errors of the rows ``start : start + _ROW_CHUNK`` and their integer mask.
+
+    From an :class:`ErrorMask`, a view of its values (integer mask ``None``); otherwise
+    formed from the votes into the reused buffers ``mask`` (integer) and ``buf`` (float).
+    """
+    if isinstance(votes, ErrorMask):
+        return votes.values[start : start + _ROW_CHUNK], None
+    v, t = votes[start : start + _ROW_CHUNK], y[start : start + _ROW_CHUNK]
+    r = v.shape[0]
+    e8 = _error_mask_into(v, t, n_classes, mask[:r])
+    fb = buf[:r]
+    fb.copy_(e8)
+    return fb, e8
+
+
 class _VoteSums(torch.autograd.Function):
     """Sums of the weights ``w`` over vote patterns, differentiable in ``w``.
 
@@ -211,6 +227,7 @@ class _VoteSums(torch.autograd.Function):
         b, n = votes.shape
         rows = min(b, _ROW_CHUNK)
         precomputed = isinstance(votes, ErrorMask)
+        mask = None
         if not precomputed:
             mask = torch.empty((rows, n), dtype=votes.dtype, device=votes.device)
         buf = torch.empty((rows, n), dtype=w.dtype, device=w.device)
@@ -219,15 +236,8 @@ class _VoteSums(torch.autograd.Function):
         hi = torch.zeros((len(parts) - 1, b, width), dtype=w.dtype, device=w.device)
         lo = torch.zeros((b, width), dtype=w.dtype, device=w.device)
         for s in _chunks(b):
-            if precomputed:
-                fb = votes.values[s : s + _ROW_CHUNK]
-                r = fb.shape[0]
-            else:
-                v, t = votes[s : s + _ROW_CHUNK], y[s : s + _ROW_CHUNK]
-                r = v.shape[0]
-                e8 = _error_mask_into(v, t, n_classes, mask[:r])
-                fb = buf[:r]
-                fb.copy_(e8)
+            fb, e8 = _chunk_errors(votes, y, n_classes, s, mask, buf)
+            r = fb.shape[0]
             sums = [fb @ part for part in parts]
             if mode == "margin":  # (1 - 2 e) . w, level by level (exact for the exact levels)
                 sums = [total - 2.0 * x for total, x in zip(totals, sums, strict=True)]
@@ -260,21 +270,14 @@ class _VoteSums(torch.autograd.Function):
         votes, y = ctx.votes, ctx.y
         b, n = votes.shape
         rows = min(b, _ROW_CHUNK)
-        precomputed = isinstance(votes, ErrorMask)
-        if not precomputed:
+        mask = buf = None
+        if not isinstance(votes, ErrorMask):
             mask = torch.empty((rows, n), dtype=votes.dtype, device=votes.device)
             buf = torch.empty((rows, n), dtype=g_lo.dtype, device=g_lo.device)
         grad = torch.zeros(n, dtype=g_lo.dtype, device=g_lo.device)
         for s in _chunks(b):
-            if precomputed:
-                fb = votes.values[s : s + _ROW_CHUNK]
-                r = fb.shape[0]
-            else:
-                v, t = votes[s : s + _ROW_CHUNK], y[s : s + _ROW_CHUNK]
-                r = v.shape[0]
-                fb = buf[:r]
-                fb.copy_(_error_mask_into(v, t, ctx.n_classes, mask[:r]))
-            g = g_lo[s : s + r]
+            fb, _ = _chunk_errors(votes, y, ctx.n_classes, s, mask, buf)
+            g = g_lo[s : s + fb.shape[0]]
             if ctx.mode == "err_ok":  # d/dw of [e . w, (1 - e) . w]
                 grad += fb.T @ (g[:, 0] - g[:, 1]) + g[:, 1].sum()
             elif ctx.mode == "err":
