@@ -133,19 +133,25 @@ def _stack_stats(per_group):
 def fit_posteriors(estimator, votes, y_idx, groups, seed):
     """Train, optionally tighten, and certify. Returns a :class:`FitResult`."""
     cert_problem = _Problem(estimator, votes, y_idx, groups, torch.device("cpu"), torch.float64)
+    train_problem = None
     if estimator._bound_name == "Occam":
         natural, mixture = _select_single_voter(estimator, cert_problem)
         history, n_iter = [], 0
     else:
-        natural, mixture, history, n_iter = _train_posteriors(estimator, votes, y_idx, groups, seed)
+        device = resolve_device(estimator.device)
+        train_problem = _Problem(estimator, votes, y_idx, groups, device, torch.float32)
+        natural, mixture, history, n_iter = _train_posteriors(estimator, train_problem, seed)
     certified = _certify(estimator, cert_problem, natural, mixture, votes, y_idx, groups)
     if estimator._bound_name == "Partition" and getattr(estimator, "tighten", False):
         from skpacbayes._tightening import tighten_partition
 
-        # The search scores its candidates in float32 (error matrix, training rules): its
-        # values only steer it. The posterior it returns is certified from scratch below.
-        cpu = torch.device("cpu")
-        search_problem = _Problem(estimator, votes, y_idx, groups, cpu, torch.float32)
+        # The search scores its candidates in float32 on the training problem (error matrix,
+        # training rules; on CPU, where it reads its weights): its values only steer it. The
+        # posterior it returns is certified from scratch below.
+        search_problem = train_problem
+        if search_problem.device.type != "cpu":
+            cpu = torch.device("cpu")
+            search_problem = _Problem(estimator, votes, y_idx, groups, cpu, torch.float32)
         tightened = tighten_partition(estimator, search_problem, groups, natural, mixture)
         # Keep whichever of the trained and the tightened posterior certifies lower: the
         # PAC-Bayes statement holds for every posterior at once, so choosing between the
@@ -191,11 +197,13 @@ def _select_single_voter(estimator, problem):
     return natural, mixture
 
 
-def _train_posteriors(estimator, votes, y_idx, groups, seed):
-    """Minimise the estimator's objective with Adam; float64 natural parameters back."""
-    device = resolve_device(estimator.device)
+def _train_posteriors(estimator, problem, seed):
+    """Minimise the estimator's objective with Adam on ``problem`` (float32 :class:`_Problem`).
+
+    Returns float64 natural parameters, the mixture weights, the history and the epochs.
+    """
+    device = problem.device
     generator = torch.Generator(device="cpu").manual_seed(seed)
-    problem = _Problem(estimator, votes, y_idx, groups, device, torch.float32)
     h = problem.n_groups
     fixed_alpha = estimator._fixed_mixture_weight()
 

@@ -147,7 +147,7 @@ def _rule_kernel(nodes01, weights, left, half, slope, shift, lam, with_grad):
     """
     k = slope.shape[0]
     nodes = torch.addr(left[None], nodes01, half)  # (G, P): left + half (1 + x)
-    # _T_MIN <= t <= _T_MAX keeps erfc(t) and exp(-t^2) below normal numbers (subnormal
+    # _T_MIN <= t <= _T_MAX keeps erfc(t) and exp(-t^2) (below) normal floats (subnormal
     # operands run the elementwise ops many times slower); erfc(_T_MIN) is 2 in floating point.
     t = torch.addcmul(shift[:, None, :], slope[:, None, :], nodes[None])
     t = t.clamp_(min=_T_MIN, max=_T_MAX)
@@ -274,8 +274,7 @@ def _fixed_rule(z, lam, z_lo, with_grad):
     # each group runs its own rule on that many classes, the active ones first in each column
     # (the few inactive ones that fill a group's width change nothing but the cost)
     sizes = torch.tensor([s for s in (0, 1, 2, 4) if s < k] + [k], device=z.device)
-    width = sizes[torch.bucketize(n_active, sizes)]
-    group = tier * (k + 1) + width
+    group = tier * (k + 1) + sizes[torch.bucketize(n_active, sizes)]
     keys, counts = torch.unique(group, return_counts=True)
     keys, counts = keys.tolist(), counts.tolist()
     value = torch.empty(b, dtype=dtype, device=z.device)
