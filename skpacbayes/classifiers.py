@@ -155,7 +155,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     batch_size : int, default=1024
         Mini-batch size (the bound term always uses the full sample size).
     learning_rate : float, default=0.1
-        Adam learning rate (divided by 10 after 2 epochs without improvement).
+        Adam learning rate (divided by 10 after 2 epochs without improvement;
+        the training stops once it is below ``learning_rate * 1e-4``).
     early_stopping_patience : int, default=25
         Epochs without improvement of the full-sample objective before stopping.
     device : str, default="cpu"
@@ -445,12 +446,16 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
             X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         return self.voters_.votes(X)
 
-    def _class_scores(self, votes):
-        """Weighted vote per class, shape (n_samples, n_classes)."""
+    def _class_scores(self, votes, decide=False):
+        """Weighted vote per class, shape (n_samples, n_classes).
+
+        ``decide=True``: only the arg-max matters (for a Gaussian mixture on split voters,
+        the entries that cannot be the maximum are upper bounds, not probabilities).
+        """
         if self.deployed_ == "mixture_bayes":
             from skpacbayes._fitting import mixture_win_probabilities
 
-            return mixture_win_probabilities(self, votes)
+            return mixture_win_probabilities(self, votes, decide=decide)
         return weighted_vote_scores(votes, self.weights_, self.n_classes_)
 
     def decision_function(self, X):
@@ -505,7 +510,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         >>> clf.predict(X[:5])
         array([0, 0, 0, 1, 0])
         """
-        scores = self._class_scores(self._votes(X))
+        scores = self._class_scores(self._votes(X), decide=True)
         return self.classes_[np.argmax(scores, axis=1)]
 
     def predict_proba(self, X):

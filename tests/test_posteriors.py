@@ -909,3 +909,94 @@ def betainc_half_via_posterior(a_t, a_f):
     alpha = [x for x in (a_t, a_f) if x > 0]
     votes = torch.tensor([[1] * (a_t > 0) + [0] * (a_f > 0)])
     return float(Dirichlet(len(alpha)).stochastic_loss(t64(alpha), votes, torch.tensor([1]))[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Multi-class Gaussian mixture's Bayes classifier: the arg-max from few integrals
+# ---------------------------------------------------------------------------------------------
+def _random_votes(rng, b, n, k, spread):
+    """Votes concentrated on a few classes per row (like trees), some rows all over."""
+    favourite = rng.integers(0, k, b)
+    other = rng.integers(0, k, (b, n))
+    keep = rng.random((b, n)) < spread
+    return torch.tensor(np.where(keep, favourite[:, None], other), dtype=torch.int8)
+
+
+@pytest.mark.parametrize("k", [3, 5, 10])
+def test_gauss_multi_win_probability_upper_bounds(k):
+    rng = np.random.default_rng(40 + k)
+    for n, scale in ((1, 1.0), (4, 3.0), (12, 0.3), (30, 1.0)):
+        post = Gaussian(n, n_classes=k)
+        votes = _random_votes(rng, 300, n, k, 0.6)
+        p = t64(rng.normal(0.5, scale, n))
+        exact = post.win_probabilities(p, votes)
+        upper = post.win_probability_upper_bounds(p, votes)
+        assert upper.shape == exact.shape and bool((upper >= exact).all())
+        assert bool((upper <= 1.0).all())
+        # one class per row: the same numbers as the full matrix
+        target = torch.tensor(rng.integers(0, k, 300))
+        one = post.win_probability(p, votes, target)
+        assert torch.equal(one, exact[torch.arange(300), target])
+
+
+def test_gauss_multi_upper_bound_is_exact_for_two_voted_classes():
+    # one voter each for classes 0 and 1, class 2 without a vote (s_2 = 0):
+    # P(0 wins) = P(s_0 > s_1, s_0 > 0) <= min(Phi((P_0 - P_1) / sqrt 2), Phi(P_0)), and
+    # class 2 wins when both sums are negative: P <= min(Phi(-P_0), Phi(-P_1))
+    ndtr = scipy.special.ndtr
+    post = Gaussian(2, n_classes=3)
+    p = t64([1.0, 0.5])
+    votes = torch.tensor([[0, 1]])
+    upper = post.win_probability_upper_bounds(p, votes)[0]
+    expected = [ndtr(0.5 / math.sqrt(2)), ndtr(-0.5 / math.sqrt(2)), ndtr(-1.0)]
+    for got, want in zip(upper.tolist(), expected, strict=True):
+        assert want <= got <= want + 2e-9
+    # two classes without votes tie at 0: neither can win strictly
+    upper = Gaussian(1, n_classes=3).win_probability_upper_bounds(t64([0.3]), torch.tensor([[0]]))
+    assert float(upper[0, 1]) <= 2e-9 and float(upper[0, 2]) <= 2e-9
+
+
+@pytest.mark.parametrize("certified", [True, False])
+def test_p_strict_winner_value_without_gradients_is_the_same(certified):
+    rng = np.random.default_rng(8)
+    b, k = 400, 6
+    dtype = F64 if certified else torch.float32
+    sums = torch.tensor(rng.normal(0, 2, (b, k)), dtype=dtype, requires_grad=True)
+    counts = torch.tensor(rng.integers(0, 5, (b, k)), dtype=dtype)
+    target = torch.tensor(rng.integers(0, k, b))
+    levels = torch.zeros(0, b, k, dtype=dtype)
+    with_grad = p_strict_winner(levels, sums, counts, target, certified)
+    assert with_grad.requires_grad
+    with torch.no_grad():
+        value = p_strict_winner(levels, sums, counts, target, certified)
+    assert torch.equal(value, with_grad.detach())
+
+
+@pytest.mark.parametrize("alpha", [0.5, 0.2])
+def test_mixture_decision_scores_keep_the_strict_argmax(alpha):
+    from skpacbayes._fitting import _mixture_decision_scores
+
+    rng = np.random.default_rng(int(alpha * 10))
+    k, b = 5, 500
+    halves = []
+    for n in (7, 9):
+        post = Gaussian(n, n_classes=k)
+        p = t64(rng.normal(1.0, 1.0, n))
+        votes = _random_votes(rng, b, n, k, 0.5)
+        halves.append((post, p, alpha if n == 7 else 1 - alpha, votes))
+    # exact ties: two identical halves' rows (the same class sums for classes 0 and 1)
+    tie_post = Gaussian(2, n_classes=k)
+    tie = [(tie_post, t64([1.0, 1.0]), 1.0, torch.tensor([[0, 1]] * 3, dtype=torch.int8))]
+    for case in (halves, tie):
+        full = sum(a * post.win_probabilities(p, v) for post, p, a, v in case)
+        fast = _mixture_decision_scores(case)
+        top = full.max(dim=1).values
+        exact = fast == full
+        assert bool((fast >= full).all())  # the others are upper bounds ...
+        assert bool((fast[~exact] < top[:, None].expand_as(fast)[~exact]).all())  # ... below
+        # the same strict arg-max, ties included
+        strict_full = (full == top[:, None]).sum(1) == 1
+        strict_fast = (fast == fast.max(dim=1).values[:, None]).sum(1) == 1
+        assert torch.equal(strict_full, strict_fast)
+        assert torch.equal(full.argmax(1), fast.argmax(1))
+        assert bool(exact.float().mean() < 1.0) or case is tie

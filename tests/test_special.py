@@ -199,6 +199,25 @@ def test_training_continued_fraction_matches_adaptive_one():
         assert ((g - r).abs() <= 1e-11 * scale).all()
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, F64])
+def test_value_only_path_matches_the_differentiable_one(dtype):
+    # without gradients (no_grad, or no input requiring them) betainc_half skips the
+    # derivatives: the values must be the very same numbers
+    rng = np.random.default_rng(13)
+    a = np.concatenate([10 ** rng.uniform(-6, 8, 4000), [0.0, 5.0, np.inf, 3.0, 12.0]])
+    b = np.concatenate([a[:2000] * np.exp(rng.normal(0, 0.5, 2000)),
+                        10 ** rng.uniform(-6, 8, 2000), [5.0, 0.0, 2.0, np.inf, 11.0]])
+    ta = torch.tensor(a, dtype=dtype, requires_grad=True)
+    tb = torch.tensor(b, dtype=dtype)
+    with_grad = betainc_half(ta, tb)
+    assert with_grad.requires_grad
+    with torch.no_grad():
+        value_only = betainc_half(ta, tb)
+    assert not value_only.requires_grad
+    assert torch.equal(value_only, with_grad.detach())
+    assert torch.equal(betainc_half(ta.detach(), tb), value_only)
+
+
 def test_float32_beyond_the_training_quadrature_range():
     # a + b > 1e8 in float32: the careful float32 rule (16 nodes)
     a = torch.tensor([3e8, 1e9, 5e10, 1e12], dtype=torch.float32)

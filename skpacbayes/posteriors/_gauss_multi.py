@@ -431,17 +431,24 @@ def certified_rule(z, lam, z_lo, with_grad, tol=CERT_TOL):
     return value, dz, dlo
 
 
+def _integral(z, z_lo, lam, valid, certified, with_grad):
+    """The rule on the classes with votes; the others get the factor 1 (``z_j = -BIG``).
+
+    ``valid`` is 1.0 for classes with votes, 0.0 for the others (float masks: exact selects
+    that cost less than boolean ones).
+    """
+    invalid = 1.0 - valid
+    z_in = torch.add(z * valid, invalid, alpha=-BIG)
+    lam_in = torch.add(lam * valid, invalid)
+    rule = certified_rule if certified else fixed_rule
+    return rule(z_in, lam_in, z_lo, with_grad)
+
+
 class _Integral(torch.autograd.Function):
     @staticmethod
     def forward(ctx, z, z_lo, lam, valid, certified):
-        # valid: 1.0 for classes with votes, 0.0 for the others (float masks: exact selects
-        # that cost less than boolean ones)
         need = ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
-        invalid = 1.0 - valid
-        z_in = torch.add(z * valid, invalid, alpha=-BIG)
-        lam_in = torch.add(lam * valid, invalid)
-        rule = certified_rule if certified else fixed_rule
-        value, dz, dlo = rule(z_in, lam_in, z_lo, need)
+        value, dz, dlo = _integral(z, z_lo, lam, valid, certified, need)
         value = value.to(z.dtype)
         if need:
             ctx.save_for_backward(dz.to(z.dtype) * valid, dlo.to(z.dtype))
@@ -522,5 +529,8 @@ def p_strict_winner(hi, lo, counts, target, certified):
     z = diff / root_nc[:, None]
     lam = torch.sqrt(nc_safe[:, None] / no_safe)
     z_lo = torch.where(zero_other, -p_c / root_nc, -math.inf)
-    integral = _Integral.apply(z, z_lo, lam.detach(), valid, certified)
+    if torch.is_grad_enabled() and (z.requires_grad or z_lo.requires_grad):
+        integral = _Integral.apply(z, z_lo, lam.detach(), valid, certified)
+    else:  # no derivatives wanted (e.g. under torch.no_grad): the rule's value only
+        integral = _integral(z, z_lo, lam, valid, certified, False)[0].to(z.dtype)
     return torch.where(has_c, integral, closed).clamp(0.0, 1.0).to(dtype)

@@ -328,6 +328,86 @@ class Gaussian(Posterior):
         p = p_strict_winner(hi[:, rep], lo[rep], counts[rep], target, certified=exact)
         return p.reshape(b, k)
 
+    def win_probability(self, nat, votes, target):
+        """``P_Q(class target[i] is the strict winner at row i)``, shape ``(b,)``.
+
+        The entries of :meth:`win_probabilities` for one class per row, computed
+        the same way (for ``k >= 3`` the same 1-D integrals, so the same values).
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior.
+        votes : torch.Tensor of shape (b, n_voters)
+            Integer class indices voted by each voter on each example.
+        target : torch.Tensor of shape (b,)
+            Class index of each row.
+
+        Returns
+        -------
+        proba : torch.Tensor of shape (b,)
+            Probability that the row's class is the strict winner of the sampled vote.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Gaussian
+        >>> post = Gaussian(1, n_classes=3)
+        >>> nat = torch.tensor([1.0], dtype=torch.float64)
+        >>> post.win_probability(nat, torch.tensor([[1], [1]]), torch.tensor([1, 0]))
+        tensor([0.8413, 0.0000], dtype=torch.float64)
+        """
+        nat = self._checked(nat)
+        votes, target = self._votes(votes, nat.device, y=target)
+        target = target.long()
+        if self.n_classes == 2:
+            rows = torch.arange(votes.shape[0], device=nat.device)
+            return self.win_probabilities(nat, votes)[rows, target]
+        hi, lo, counts = vote_sums(nat, votes, None, "class", self.n_classes, self._exact(nat))
+        return p_strict_winner(hi, lo, counts, target, certified=self._exact(nat))
+
+    def win_probability_upper_bounds(self, nat, votes):
+        """Closed-form upper bounds on :meth:`win_probabilities`, shape ``(b, k)``.
+
+        Class ``y`` wins only if ``s_y > s_j`` for every ``j != y``, and
+        ``s_y - s_j ~ N(P_y - P_j, n_y + n_j)`` (a tie at zero when
+        ``n_y = n_j = 0``), so ``P(y wins) <= Phi(min_j (P_y - P_j) / sqrt(n_y + n_j))``.
+        The bounds are computed in float64 and raised by an allowance for the
+        rounding of the class sums and of ``Phi`` (``1e-9`` plus
+        ``4 n u sum |p_i|``), so they hold for the exact probabilities.
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the posterior.
+        votes : torch.Tensor of shape (b, n_voters)
+            Integer class indices voted by each voter on each example.
+
+        Returns
+        -------
+        upper : torch.Tensor of shape (b, n_classes)
+            Upper bounds (float64, at most 1) on the probability that each class is the
+            strict winner of the sampled vote.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Gaussian
+        >>> post = Gaussian(1, n_classes=3)
+        >>> nat = torch.tensor([1.0], dtype=torch.float64)
+        >>> post.win_probability_upper_bounds(nat, torch.tensor([[1]])).round(decimals=4)
+        tensor([[0.0000, 0.8413, 0.0000]], dtype=torch.float64)
+        """
+        nat = self._checked(nat).detach().to(torch.float64)
+        votes = self._votes(votes, nat.device, need_y=False)
+        _, sums, counts = vote_sums(nat, votes, None, "class", self.n_classes, False)
+        diff = sums[:, :, None] - sums[:, None, :]  # P_y - P_j
+        spread = counts[:, :, None] + counts[:, None, :]  # n_y + n_j
+        z = torch.where(spread > 0, diff / torch.sqrt(spread.clamp_min(1.0)), -math.inf)
+        z.diagonal(dim1=1, dim2=2).fill_(math.inf)
+        slack = 1e-9 + 4.0 * self.n_voters * 2.0**-53 * float(nat.abs().sum())
+        return (gaussian_cdf(z.amin(dim=2)) + slack).clamp_(max=1.0)
+
     def sample(self, nat, n_samples, generator):
         """``w = p + N(0, I)`` (drawn with ``generator``).
 
