@@ -439,7 +439,8 @@ def _mixture_scores(posteriors, natural, mixture, groups, votes, decide=False):
     parts = []
     with torch.no_grad():
         for s in range(0, votes.shape[0], _R_CHUNK):
-            chunk = [(post, nat, a, torch.from_numpy(v[s : s + _R_CHUNK])) for post, nat, a, v in halves]
+            rows = slice(s, s + _R_CHUNK)
+            chunk = [(post, nat, a, torch.from_numpy(v[rows])) for post, nat, a, v in halves]
             if decide and posteriors[0].n_classes > 2:
                 parts.append(_mixture_decision_scores(chunk))
             else:

@@ -512,7 +512,8 @@ def _betainc_half_quad_train(a, b, with_grad=True):
     chunk = _train_chunk(a)
     for i in range(0, a.shape[0], chunk):
         sl = slice(i, i + chunk)
-        for row, part in zip(out, _quad_train_chunk(a[sl], b[sl], nodes, log_w, with_grad)):
+        parts = _quad_train_chunk(a[sl], b[sl], nodes, log_w, with_grad)
+        for row, part in zip(out, parts, strict=True):
             row[sl] = part
     return (out[0], out[1], out[2]) if with_grad else (out[0], None, None)
 
