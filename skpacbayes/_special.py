@@ -45,7 +45,8 @@ _NEWTON_STEPS = 2
 _TRAIN_QUAD_NODES = 12
 _TRAIN_QUAD_DROP = 19.0
 _TRAIN_QUAD_MAX_S = 1e8  # above: the float32 branch of _betainc_half_quad
-_TRAIN_CHUNK = 4096  # elements per chunk on CPU
+_TRAIN_CHUNK = 4096  # elements per chunk on CPU (continued fraction: 54 temporaries each)
+_TRAIN_QUAD_CHUNK = 16384  # elements per chunk on CPU (quadrature: 12 nodes each)
 _TRAIN_CF_STEPS = 18
 _QUAD_CHUNK = 2**16  # elements (rows x nodes) per temporary of the quadrature
 
@@ -481,9 +482,9 @@ def _betainc_half_quad(a, b, compute_dtype):
 # ---------------------------------------------------------------------------------------------
 # I_{1/2}(a, b): training path (float32 arguments)
 # ---------------------------------------------------------------------------------------------
-def _train_chunk(a):
+def _train_chunk(a, cpu_chunk=_TRAIN_CHUNK):
     """Elements per chunk: small on CPU (temporaries stay in cache), large elsewhere."""
-    return _TRAIN_CHUNK if a.device.type == "cpu" else max(1, 2**24 // _TRAIN_QUAD_NODES)
+    return cpu_chunk if a.device.type == "cpu" else max(1, 2**24 // _TRAIN_QUAD_NODES)
 
 
 def _betainc_half_quad_train(a, b, with_grad=True):
@@ -509,7 +510,7 @@ def _betainc_half_quad_train(a, b, with_grad=True):
     out = torch.empty((3 if with_grad else 1, a.shape[0]), dtype=a.dtype, device=a.device)
     nodes, weights = gauss_legendre(_TRAIN_QUAD_NODES, torch.float64, a.device)
     nodes, log_w = nodes[:, None], torch.log(weights)[:, None]
-    chunk = _train_chunk(a)
+    chunk = _train_chunk(a, _TRAIN_QUAD_CHUNK)
     for i in range(0, a.shape[0], chunk):
         sl = slice(i, i + chunk)
         parts = _quad_train_chunk(a[sl], b[sl], nodes, log_w, with_grad)
@@ -680,6 +681,14 @@ def _betainc_half_with_grad(a, b, with_grad=True):
     compute_dtype = torch.float64 if out_dtype == torch.float64 else torch.float32
     a64 = a.detach().to(torch.float64).reshape(-1)
     b64 = b.detach().to(torch.float64).reshape(-1)
+    shape = a.shape
+    if compute_dtype == torch.float32 and a64.numel():
+        # the common training case: every element on the training quadrature (no masks)
+        s = a64 + b64
+        if bool(((torch.minimum(a64, b64) >= _QUAD_MIN) & (s <= _TRAIN_QUAD_MAX_S)).all()):
+            parts = _betainc_half_quad_train(a64, b64, with_grad)
+            parts = (parts[0].clamp(0.0, 1.0),) + parts[1:]
+            return tuple(None if t is None else t.reshape(shape).to(out_dtype) for t in parts)
     val = torch.full_like(a64, math.nan)
     grad_a = torch.full_like(a64, math.nan)
     grad_b = torch.full_like(a64, math.nan)
@@ -728,7 +737,6 @@ def _betainc_half_with_grad(a, b, with_grad=True):
             grad_b[j] = torch.where(swap, -g_big, g_sml)
 
     val = val.clamp(0.0, 1.0)  # NaN stays NaN
-    shape = a.shape
     if not with_grad:
         return val.reshape(shape).to(out_dtype), None, None
     return (

@@ -218,6 +218,24 @@ def test_value_only_path_matches_the_differentiable_one(dtype):
     assert torch.equal(betainc_half(ta.detach(), tb), value_only)
 
 
+def test_training_quadrature_shortcut_matches_the_masked_path():
+    # every element on the training quadrature takes a shortcut without masks; one element
+    # on the continued fraction sends the same values through the masked dispatch
+    rng = np.random.default_rng(14)
+    a = (10 ** rng.uniform(1, 5, 3000)).astype(np.float32)
+    b = (a * np.exp(rng.normal(0, 0.2, a.size))).clip(10, None).astype(np.float32)
+    ta = torch.tensor(a, requires_grad=True)
+    tb = torch.tensor(b, requires_grad=True)
+    betainc_half(ta, tb).sum().backward()
+    ma = torch.tensor(np.append(a, 2.0), dtype=torch.float32, requires_grad=True)
+    mb = torch.tensor(np.append(b, 3.0), dtype=torch.float32, requires_grad=True)
+    masked = betainc_half(ma, mb)
+    masked.sum().backward()
+    with torch.no_grad():
+        assert torch.equal(betainc_half(ta, tb), masked[:-1])
+    assert torch.equal(ta.grad, ma.grad[:-1]) and torch.equal(tb.grad, mb.grad[:-1])
+
+
 def test_float32_beyond_the_training_quadrature_range():
     # a + b > 1e8 in float32: the careful float32 rule (16 nodes)
     a = torch.tensor([3e8, 1e9, 5e10, 1e12], dtype=torch.float32)
