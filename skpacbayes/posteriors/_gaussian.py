@@ -363,8 +363,9 @@ class Gaussian(Posterior):
         if self.n_classes == 2:
             rows = torch.arange(votes.shape[0], device=nat.device)
             return self.win_probabilities(nat, votes)[rows, target]
-        hi, lo, counts = vote_sums(nat, votes, None, "class", self.n_classes, self._exact(nat))
-        return p_strict_winner(hi, lo, counts, target, certified=self._exact(nat))
+        exact = self._exact(nat)
+        hi, lo, counts = vote_sums(nat, votes, None, "class", self.n_classes, exact)
+        return p_strict_winner(hi, lo, counts, target, certified=exact)
 
     def win_probability_upper_bounds(self, nat, votes):
         """Closed-form upper bounds on :meth:`win_probabilities`, shape ``(b, k)``.
