@@ -15,6 +15,8 @@ from scipy import special
 import skpacbayes.partition as P
 from skpacbayes.partition import (
     DirichletSplitScan,
+    _solvers,
+    _split_scan,
     categorical_partition_terms,
     certified_cstar,
     certified_pbar,
@@ -362,7 +364,7 @@ def test_window_fallback_to_exact_pairs(monkeypatch):
     target = (sum(w) + 1) // 2
     halves, _ = P._split_groups(P._groups(w))
     ref = P._mitm_python(halves, target)[0]
-    monkeypatch.setattr(P, "_CAND_CAP", 0)
+    monkeypatch.setattr(_solvers, "_CAND_CAP", 0)
     assert P._mitm(w, target, 1 << 12)[0] == ref
 
 
@@ -494,15 +496,15 @@ def scan_brute(a1, a2, mix):
 def test_twoset_scan_against_brute_force(a1, a2, mix, scale, use_dp):
     a2 = [scale * v for v in a2]
     brute = scan_brute(a1, a2, mix)
-    enum = P._ENUM_MAX
+    enum = _split_scan._ENUM_MAX
     try:
         if use_dp:
-            P._ENUM_MAX = 0  # force the floor-scaled bitset path on small halves
+            _split_scan._ENUM_MAX = 0  # force the floor-scaled bitset path on small halves
         for bits in (12, 16, 24):
             c = dirichlet_split_c_tilde(a1, a2, mix, bits=bits)
             assert 0.0 <= c <= brute + 1e-14  # never above (tightness: see the vectors)
     finally:
-        P._ENUM_MAX = enum
+        _split_scan._ENUM_MAX = enum
 
 
 def test_twoset_scan_large_halves_and_reuse():
