@@ -1,37 +1,26 @@
-"""Differentiable special functions (torch) used by the posterior families.
+"""The regularized incomplete beta function at one half, ``I_{1/2}(a, b)``, with gradients.
 
-* :func:`betainc_half` -- the regularized incomplete beta function at one half,
-  ``I_{1/2}(a, b) = P(Beta(a, b) <= 1/2)``, differentiable in both ``a`` and ``b``;
-  it is the stochastic loss of a Dirichlet posterior (SPEC 2.2).
-* :func:`gaussian_cdf`, :func:`gaussian_sf` -- the standard normal distribution and
-  survival functions, accurate in both tails (SPEC 0).
-* :func:`gauss_legendre` -- cached Gauss-Legendre rules (used by the quadratures).
-* :func:`stirling_remainder`, :func:`digamma_minus_log` -- ``lgamma`` and ``digamma``
-  with their large-argument behaviour removed (cancellation-free Gamma ratios, used by
-  the Dirichlet KL).
-
-Everything is vectorized (no Python loop over elements), works for ``float32`` and
-``float64`` tensors on any device, and never touches the global random state.
+Continued fraction for ``min(a, b) < 10``, quadrature in the logit variable above; cheaper
+float32 training variants of both; the dispatch over the regions and the autograd function
+behind :func:`betainc_half`.
 """
 
 import math
-from functools import lru_cache
 
-import numpy as np
 import torch
 
-__all__ = [
-    "betainc_half",
-    "digamma_minus_log",
-    "gauss_legendre",
-    "gaussian_cdf",
-    "gaussian_sf",
-    "stirling_remainder",
-]
+from ._elementary import (
+    _DIGAMMA_TAIL,
+    _HALF_LOG_2PI,
+    _STIRLING,
+    _digamma_minus_log,
+    _stirling_remainder,
+    gauss_legendre,
+)
+
+__all__ = ["betainc_half"]
 
 _LOG_HALF = -math.log(2.0)
-_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
-_SQRT_HALF = math.sqrt(0.5)
 
 # Regions of betainc_half (see its Notes).
 _QUAD_MIN = 10.0  # quadrature when min(a, b) >= _QUAD_MIN, continued fraction below
@@ -49,216 +38,6 @@ _TRAIN_CHUNK = 4096  # elements per chunk on CPU (continued fraction: 54 tempora
 _TRAIN_QUAD_CHUNK = 16384  # elements per chunk on CPU (quadrature: 12 nodes each)
 _TRAIN_CF_STEPS = 18
 _QUAD_CHUNK = 2**16  # elements (rows x nodes) per temporary of the quadrature
-
-
-# ---------------------------------------------------------------------------------------------
-# Gaussian tails
-# ---------------------------------------------------------------------------------------------
-def gaussian_cdf(t):
-    """Standard normal distribution function ``Phi_cdf(t) = P(N(0, 1) <= t)``.
-
-    Computed as ``erfc(-t / sqrt 2) / 2``: relatively accurate in the lower tail
-    (``gaussian_cdf(-30)`` is about ``4.9e-198``, where ``torch.special.ndtr`` returns 0).
-    Differentiable.
-
-    Parameters
-    ----------
-    t : torch.Tensor
-        Floating point tensor of any shape.
-
-    Returns
-    -------
-    torch.Tensor
-        ``P(N(0, 1) <= t)``, same shape, dtype and device as ``t``.
-
-    Examples
-    --------
-    >>> import torch
-    >>> from skpacbayes._special import gaussian_cdf
-    >>> gaussian_cdf(torch.tensor([0.0, 1.0], dtype=torch.float64))
-    tensor([0.5000, 0.8413], dtype=torch.float64)
-    """
-    return 0.5 * torch.special.erfc(-t * _SQRT_HALF)
-
-
-def gaussian_sf(t):
-    """Standard normal survival function ``Phi_sf(t) = P(N(0, 1) > t) = erfc(t / sqrt 2) / 2``.
-
-    Relatively accurate in the upper tail. This is the function the paper calls
-    ``Phi`` (SPEC 0, [ERRATUM-naming]). Differentiable.
-
-    Parameters
-    ----------
-    t : torch.Tensor
-        Floating point tensor of any shape.
-
-    Returns
-    -------
-    torch.Tensor
-        ``P(N(0, 1) > t)``, same shape, dtype and device as ``t``.
-
-    Examples
-    --------
-    >>> import torch
-    >>> from skpacbayes._special import gaussian_sf
-    >>> gaussian_sf(torch.tensor([0.0, 1.0], dtype=torch.float64))
-    tensor([0.5000, 0.1587], dtype=torch.float64)
-    >>> float(gaussian_sf(torch.tensor(30.0, dtype=torch.float64))) > 0
-    True
-    """
-    return 0.5 * torch.special.erfc(t * _SQRT_HALF)
-
-
-# ---------------------------------------------------------------------------------------------
-# Gauss-Legendre rules
-# ---------------------------------------------------------------------------------------------
-@lru_cache(maxsize=64)
-def _gauss_legendre_np(n):
-    x, w = np.polynomial.legendre.leggauss(n)
-    return x, w
-
-
-def gauss_legendre(n, dtype=torch.float64, device="cpu"):
-    """Nodes and weights of the ``n``-point Gauss-Legendre rule on ``[-1, 1]``.
-
-    Parameters
-    ----------
-    n : int
-        Number of nodes.
-    dtype : torch.dtype, default=torch.float64
-        Floating dtype of the returned tensors.
-    device : str or torch.device, default="cpu"
-        Device of the returned tensors.
-
-    Returns
-    -------
-    nodes, weights : torch.Tensor
-        Two tensors of shape ``(n,)``; ``sum(weights * f(nodes))`` integrates
-        polynomials of degree ``2 n - 1`` exactly.
-
-    Examples
-    --------
-    >>> import torch
-    >>> from skpacbayes._special import gauss_legendre
-    >>> x, w = gauss_legendre(3)
-    >>> round(float((w * x**4).sum()), 12)  # int_{-1}^{1} x^4 dx = 2/5
-    0.4
-    """
-    x, w = _gauss_legendre_np(int(n))
-    return (
-        torch.as_tensor(x, dtype=dtype, device=device),
-        torch.as_tensor(w, dtype=dtype, device=device),
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# Series helpers
-# ---------------------------------------------------------------------------------------------
-# Stirling remainder lgamma(x) - (x - 1/2) ln x + x - ln(2 pi)/2 = sum_k B_2k / (2k (2k-1) x^(2k-1))
-_STIRLING = (
-    1.0 / 12.0,
-    -1.0 / 360.0,
-    1.0 / 1260.0,
-    -1.0 / 1680.0,
-    1.0 / 1188.0,
-    -691.0 / 360360.0,
-    1.0 / 156.0,
-    -3617.0 / 122400.0,
-)
-# psi(x) - ln x = -1/(2x) - sum_k B_2k / (2k x^(2k))
-_DIGAMMA_TAIL = (
-    -1.0 / 12.0,
-    1.0 / 120.0,
-    -1.0 / 252.0,
-    1.0 / 240.0,
-    -1.0 / 132.0,
-    691.0 / 32760.0,
-    -1.0 / 12.0,
-    3617.0 / 8160.0,
-)
-
-
-def _stirling_remainder(x):
-    """``lgamma(x) - ((x - 1/2) ln x - x + ln(2 pi) / 2)`` for ``x >= 10``.
-
-    The asymptotic series truncated after 8 terms; at ``x = 10`` the first omitted
-    term is ``1.8e-18`` (``B_18 / (18 * 17 * x^17)``) and bounds the error.
-    """
-    y = 1.0 / (x * x)
-    acc = torch.full_like(x, _STIRLING[-1])
-    for c in reversed(_STIRLING[:-1]):
-        acc = acc * y + c
-    return acc / x
-
-
-def _digamma_minus_log(x):
-    """``digamma(x) - ln x`` for ``x >= 10`` (asymptotic series, error below ``3.1e-18``)."""
-    y = 1.0 / (x * x)
-    acc = torch.full_like(x, _DIGAMMA_TAIL[-1])
-    for c in reversed(_DIGAMMA_TAIL[:-1]):
-        acc = acc * y + c
-    return acc * y - 0.5 / x
-
-
-def stirling_remainder(x):
-    r"""Remainder of Stirling's formula, ``lgamma(x) - ((x - 1/2) ln x - x + ln(2 pi) / 2)``.
-
-    Differentiable, for any ``x > 0`` (asymptotic series for ``x >= 10``, ``lgamma``
-    below). Used to write Gamma-function ratios of large arguments without the
-    cancellation of ``lgamma`` differences.
-
-    Parameters
-    ----------
-    x : torch.Tensor
-        Positive floating point tensor.
-
-    Returns
-    -------
-    torch.Tensor
-        Same shape and dtype as ``x``.
-
-    Examples
-    --------
-    >>> import math, torch
-    >>> from skpacbayes._special import stirling_remainder
-    >>> x = torch.tensor([0.5, 20.0], dtype=torch.float64)
-    >>> direct = torch.lgamma(x) - ((x - 0.5) * torch.log(x) - x + 0.5 * math.log(2 * math.pi))
-    >>> bool(torch.allclose(stirling_remainder(x), direct, rtol=1e-12, atol=1e-14))
-    True
-    """
-    big = torch.clamp(x, min=10.0)
-    small = torch.clamp(x, max=10.0)
-    direct = torch.lgamma(small) - ((small - 0.5) * torch.log(small) - small + _HALF_LOG_2PI)
-    return torch.where(x >= 10.0, _stirling_remainder(big), direct)
-
-
-def digamma_minus_log(x):
-    r"""``digamma(x) - ln x``, differentiable, for any ``x > 0``.
-
-    Asymptotic series for ``x >= 10`` (no cancellation for large ``x``), direct below.
-
-    Parameters
-    ----------
-    x : torch.Tensor
-        Positive floating point tensor.
-
-    Returns
-    -------
-    torch.Tensor
-        Same shape and dtype as ``x``.
-
-    Examples
-    --------
-    >>> import torch
-    >>> from skpacbayes._special import digamma_minus_log
-    >>> x = torch.tensor([0.5, 1e6], dtype=torch.float64)
-    >>> digamma_minus_log(x)  # ~ -1/(2x) for large x
-    tensor([-1.2704e+00, -5.0000e-07], dtype=torch.float64)
-    """
-    big = torch.clamp(x, min=10.0)
-    small = torch.clamp(x, max=10.0)
-    direct = torch.digamma(small) - torch.log(small)
-    return torch.where(x >= 10.0, _digamma_minus_log(big), direct)
 
 
 def _expm1_minus_x(x, degree):
