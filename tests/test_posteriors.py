@@ -13,7 +13,14 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skpacbayes.posteriors import Categorical, Dirichlet, Gaussian, Posterior, _base, dirichlet_kl
+from skpacbayes.posteriors import (
+    Categorical,
+    Dirichlet,
+    Gaussian,
+    Posterior,
+    _vote_sums,
+    dirichlet_kl,
+)
 from skpacbayes.posteriors._gauss_multi import (
     BIG,
     certified_rule,
@@ -543,7 +550,7 @@ def test_deterministic_loss_large_batch_and_chunks(monkeypatch):
         d_full = post.deterministic_loss(nat, votes, y)
         w_full = post.win_probabilities(nat, votes) if family is not Dirichlet else None
         with monkeypatch.context() as m:
-            m.setattr(_base, "_ROW_CHUNK", 7)
+            m.setattr(_vote_sums, "_ROW_CHUNK", 7)
             nat_g = nat.clone().requires_grad_(True)
             r_chunk = post.stochastic_loss(nat_g, votes, y)
             r_chunk.sum().backward()

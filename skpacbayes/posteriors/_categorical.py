@@ -4,15 +4,9 @@ import math
 
 import torch
 
-from ._base import (
-    Posterior,
-    _as_float_tensor,
-    _local_generator,
-    init_noise,
-    margin_is_nonpositive,
-    split_weights,
-    vote_sums,
-)
+from ._base import Posterior, _as_float_tensor
+from ._random import _local_generator, init_noise
+from ._vote_sums import margin_is_nonpositive, split_weights, vote_sums
 
 __all__ = ["Categorical"]
 
@@ -42,7 +36,7 @@ class Categorical(Posterior):
     ----------
     loss_tolerance : float
         ``1e-12``. In float64 every weight sum is computed with the error-free split
-        of :func:`~skpacbayes.posteriors._base.split_weights`, so ``sum_err p`` and
+        of :func:`~skpacbayes.posteriors._vote_sums.split_weights`, so ``sum_err p`` and
         ``sum p`` are correct to a relative ``2^-52`` and ``r`` to about ``4e-16``;
         ``1e-12`` leaves a factor 2000 of margin.
 

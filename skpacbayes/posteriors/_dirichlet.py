@@ -6,15 +6,9 @@ import sys
 import torch
 
 from .._special import betainc_half, digamma_minus_log, stirling_remainder
-from ._base import (
-    Posterior,
-    _as_float_tensor,
-    exact_total,
-    init_noise,
-    log_gamma_variates,
-    margin_is_nonpositive,
-    vote_sums,
-)
+from ._base import Posterior, _as_float_tensor
+from ._random import init_noise, log_gamma_variates
+from ._vote_sums import exact_total, margin_is_nonpositive, vote_sums
 
 __all__ = ["Dirichlet", "dirichlet_kl"]
 

@@ -5,16 +5,10 @@ import math
 import torch
 
 from .._special import gaussian_cdf, gaussian_sf
-from ._base import (
-    Posterior,
-    _as_float_tensor,
-    _randn,
-    init_noise,
-    margin_is_nonpositive,
-    not_strict_winner,
-    vote_sums,
-)
+from ._base import Posterior, _as_float_tensor
 from ._gauss_multi import p_strict_winner
+from ._random import _randn, init_noise
+from ._vote_sums import margin_is_nonpositive, not_strict_winner, vote_sums
 
 __all__ = ["Gaussian"]
 

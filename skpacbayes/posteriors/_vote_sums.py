@@ -1,0 +1,428 @@
+"""Sums of the voter weights over vote patterns, and the exact deterministic losses.
+
+Data convention: see :mod:`skpacbayes.posteriors._base` (``votes`` of shape ``(b, n)`` and
+``y`` of shape ``(b,)``, integer class indices), or an :class:`ErrorMask` of precomputed
+errors in place of the votes.
+
+Floating point policy. ``float32`` is the training precision: sums are plain
+matrix-vector products. ``float64`` is the certificate precision: every sum of
+weights is computed with an error-free split of the weights (see
+:func:`split_weights`), so that sums are correct to a relative ``2^-52`` and
+differences of sums (margins) have no cancellation error; the deterministic
+losses are exact in every precision (:func:`margin_is_nonpositive`,
+:func:`not_strict_winner`).
+"""
+
+import math
+
+import numpy as np
+import torch
+
+__all__ = [
+    "ErrorMask",
+    "exact_total",
+    "margin_is_nonpositive",
+    "not_strict_winner",
+    "split_weights",
+    "two_sum",
+    "vote_sums",
+]
+
+_ROW_CHUNK = 8192
+_SPLIT_BITS = 31  # bits per level of the error-free split of the weights
+_SPLIT_LEVELS = 3
+_U = 2.0**-53  # unit roundoff of float64
+
+
+# ---------------------------------------------------------------------------------------------
+# Precomputed error masks
+# ---------------------------------------------------------------------------------------------
+class ErrorMask:
+    """Precomputed errors ``1{v_i != y}`` of a batch, as floats (the training fast path).
+
+    Passing ``ErrorMask(e)`` as ``votes`` (with ``y=None``) to a posterior's
+    ``stochastic_loss`` skips forming the error mask from class indices and
+    converting it to floats at every call: the training loop computes it once
+    per sample. Only the losses built on sums of wrong / right weights accept
+    it (every family except the multi-class Gaussian, which needs the votes).
+
+    Parameters
+    ----------
+    values : torch.Tensor of shape (b, n_voters)
+        0/1 floats, in the dtype and on the device of the posterior parameters.
+    complement : torch.Tensor of shape (b, n_voters), optional
+        ``1 - values``, when the caller keeps it too: the sums of right weights (Dirichlet)
+        then skip forming it at every call.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes.posteriors import Categorical
+    >>> from skpacbayes.posteriors._vote_sums import ErrorMask
+    >>> votes, y = torch.tensor([[0, 1, 1]]), torch.tensor([1])
+    >>> mask = ErrorMask((votes != y[:, None]).to(torch.float32))
+    >>> p = torch.tensor([0.5, 0.25, 0.25])
+    >>> post = Categorical(3)
+    >>> bool(post.stochastic_loss(p, mask, None) == post.stochastic_loss(p, votes, y))
+    True
+    """
+
+    __slots__ = ("values", "complement")
+
+    def __init__(self, values, complement=None):
+        if not (torch.is_tensor(values) and values.is_floating_point() and values.dim() == 2):
+            raise TypeError("ErrorMask expects a 2-D floating tensor of 0/1 errors.")
+        if complement is not None and not (
+            torch.is_tensor(complement)
+            and complement.shape == values.shape
+            and complement.dtype == values.dtype
+        ):
+            raise TypeError("the complement of an ErrorMask must match its values.")
+        self.values = values
+        self.complement = complement
+
+    @property
+    def shape(self):
+        """Shape ``(b, n_voters)`` of the mask."""
+        return self.values.shape
+
+    @property
+    def dtype(self):
+        """Floating dtype of the mask."""
+        return self.values.dtype
+
+    @property
+    def device(self):
+        """Device of the mask."""
+        return self.values.device
+
+
+# ---------------------------------------------------------------------------------------------
+# Sums of weights over vote patterns
+# ---------------------------------------------------------------------------------------------
+def split_weights(w, levels=_SPLIT_LEVELS, bits=_SPLIT_BITS):
+    """Error-free split ``w = w_0 + w_1 + ... + w_{L-1}`` (float64) for exact-ish sums.
+
+    Level ``l`` holds integer multiples of ``2^(e - bits (l + 1))`` of magnitude below
+    ``2^bits`` units, where ``2^e > max |w|``. Any sum of at most ``2^(52 - bits)`` such
+    numbers (any order, any subset, any signs) is EXACT in float64. The last level
+    holds the remainder ``|w_{L-1}| <= 2^(e - bits (L - 1) - 1)``, whose sums err by at
+    most ``gamma_n * n * 2^(e - bits (L - 1) - 1)``: with three 31-bit levels and
+    ``n = 200`` this is ``1e-30 max |w|``, far below one rounding of the result.
+
+    Parameters
+    ----------
+    w : torch.Tensor
+        float64 vector.
+    levels : int, default=3
+    bits : int, default=31
+
+    Returns
+    -------
+    list of torch.Tensor
+        ``levels`` tensors whose exact sum is ``w``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes.posteriors._vote_sums import split_weights
+    >>> w = torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64)
+    >>> parts = split_weights(w)
+    >>> bool((sum(parts) == w).all())
+    True
+    """
+    m = float(w.abs().max()) if w.numel() else 0.0
+    if not math.isfinite(m):
+        raise ValueError("weights must be finite.")
+    if m == 0.0 or m < 2.0**-900:
+        return [w.clone()] + [torch.zeros_like(w) for _ in range(levels - 1)]
+    _, e = math.frexp(m)  # m < 2^e
+    parts = []
+    rest = w
+    for level in range(levels - 1):
+        scale = 2.0 ** (e - bits * (level + 1))
+        hi = torch.round(rest / scale) * scale
+        parts.append(hi)
+        rest = rest - hi  # exact
+    parts.append(rest)
+    return parts
+
+
+def _error_mask_into(v, t, n_classes, out):
+    """``out <- 1{v != t}`` (0/1, integer dtype of ``v``) with integer arithmetic.
+
+    (Cheaper than ``!=``, whose boolean output converts slowly to floats.)
+    """
+    if n_classes == 2:
+        return torch.bitwise_xor(v, t[:, None], out=out)
+    torch.sub(v, t[:, None], out=out)
+    return out.abs_().clamp_(max=1)
+
+
+def _chunks(n_rows):
+    return range(0, n_rows, _ROW_CHUNK)
+
+
+def _chunk_errors(votes, y, n_classes, start, mask, buf):
+    """Float 0/1 errors of the rows ``start : start + _ROW_CHUNK`` and their integer mask.
+
+    From an :class:`ErrorMask`, a view of its values (integer mask ``None``); otherwise
+    formed from the votes into the reused buffers ``mask`` (integer) and ``buf`` (float).
+    """
+    if isinstance(votes, ErrorMask):
+        return votes.values[start : start + _ROW_CHUNK], None
+    v, t = votes[start : start + _ROW_CHUNK], y[start : start + _ROW_CHUNK]
+    r = v.shape[0]
+    e8 = _error_mask_into(v, t, n_classes, mask[:r])
+    fb = buf[:r]
+    fb.copy_(e8)
+    return fb, e8
+
+
+class _VoteSums(torch.autograd.Function):
+    """Sums of the weights ``w`` over vote patterns, differentiable in ``w``.
+
+    ``mode``:
+    * ``"err"``: ``(b,)``, ``sum_{v_i != y} w_i``;
+    * ``"err_ok"``: ``(b, 2)``, ``[:, 0] = sum_{v_i != y} w_i`` and ``[:, 1] = sum_{v_i = y} w_i``
+      (each computed directly, no ``total - part`` cancellation);
+    * ``"margin"``: ``(b,)``, ``sum_i w_i (1{v_i = y} - 1{v_i != y})``.
+
+    Returns ``(exact_levels, rounded_part)``: ``exact_levels`` stacks the sums of the
+    split levels that are summed EXACTLY (shape ``(L, b)`` or ``(L, b, 2)``, ``L = 2`` with
+    ``exact=True``, ``L = 0`` otherwise; no gradient; margins are formed level by level,
+    exactly) and ``rounded_part`` is the sum of the remainder level (or the plain sum),
+    differentiable in ``w``. The total is ``exact_levels.sum(0) + rounded_part``; see
+    :func:`exact_total` for it with its rounding residual. Rows are processed in chunks
+    through two reused buffers (an integer mask and its float copy); the backward pass
+    recomputes the masks.
+    """
+
+    @staticmethod
+    def forward(ctx, w, votes, y, mode, n_classes, exact):
+        parts = split_weights(w) if exact else [w]
+        b, n = votes.shape
+        rows = min(b, _ROW_CHUNK)
+        precomputed = isinstance(votes, ErrorMask)
+        mask = None
+        if not precomputed:
+            mask = torch.empty((rows, n), dtype=votes.dtype, device=votes.device)
+        buf = torch.empty((rows, n), dtype=w.dtype, device=w.device)
+        width = 2 if mode == "err_ok" else 1
+        totals = [part.sum() for part in parts]
+        hi = torch.zeros((len(parts) - 1, b, width), dtype=w.dtype, device=w.device)
+        lo = torch.zeros((b, width), dtype=w.dtype, device=w.device)
+        for s in _chunks(b):
+            fb, e8 = _chunk_errors(votes, y, n_classes, s, mask, buf)
+            r = fb.shape[0]
+            sums = [fb @ part for part in parts]
+            if mode == "margin":  # (1 - 2 e) . w, level by level (exact for the exact levels)
+                sums = [total - 2.0 * x for total, x in zip(totals, sums, strict=True)]
+            lo[s : s + r, 0] = sums[-1]
+            for level, part_sum in enumerate(sums[:-1]):
+                hi[level, s : s + r, 0] = part_sum
+            if mode == "err_ok":
+                if precomputed and votes.complement is not None:
+                    fb = votes.complement[s : s + _ROW_CHUNK]
+                elif precomputed:
+                    fb = torch.sub(1.0, fb, out=buf[:r])
+                else:
+                    torch.bitwise_xor(e8, 1, out=e8)
+                    fb.copy_(e8)
+                sums = [fb @ part for part in parts]
+                lo[s : s + r, 1] = sums[-1]
+                for level, part_sum in enumerate(sums[:-1]):
+                    hi[level, s : s + r, 1] = part_sum
+        if width == 1:
+            hi, lo = hi[..., 0], lo[:, 0]
+        ctx.mode = mode
+        ctx.n_classes = n_classes
+        ctx.votes, ctx.y = votes, y
+        ctx.mark_non_differentiable(hi)
+        return hi, lo
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g_hi, g_lo):
+        votes, y = ctx.votes, ctx.y
+        b, n = votes.shape
+        rows = min(b, _ROW_CHUNK)
+        mask = buf = None
+        if not isinstance(votes, ErrorMask):
+            mask = torch.empty((rows, n), dtype=votes.dtype, device=votes.device)
+            buf = torch.empty((rows, n), dtype=g_lo.dtype, device=g_lo.device)
+        grad = torch.zeros(n, dtype=g_lo.dtype, device=g_lo.device)
+        for s in _chunks(b):
+            fb, _ = _chunk_errors(votes, y, ctx.n_classes, s, mask, buf)
+            g = g_lo[s : s + fb.shape[0]]
+            if ctx.mode == "err_ok":  # d/dw of [e . w, (1 - e) . w]
+                grad += fb.T @ (g[:, 0] - g[:, 1]) + g[:, 1].sum()
+            elif ctx.mode == "err":
+                grad += fb.T @ g
+            else:  # margin = (1 - 2 e) . w
+                grad += g.sum() - 2.0 * (fb.T @ g)
+        return grad, None, None, None, None, None
+
+
+class _ClassSums(torch.autograd.Function):
+    """Class sums ``P_j = sum_{v_i = j} w_i`` and vote counts ``n_j``.
+
+    Returns ``(exact_levels, rounded_part, counts)``: ``exact_levels`` has shape
+    ``(L, b, k)`` (the exactly summed split levels, ``L = 2`` with ``exact=True``, ``L = 0``
+    otherwise; no gradient), ``rounded_part`` ``(b, k)`` (differentiable in ``w``) and
+    ``counts`` ``(b, k)``. ``P = exact_levels.sum(0) + rounded_part``; a difference of two
+    class sums must be formed level by level (exactly), then summed.
+    """
+
+    @staticmethod
+    def forward(ctx, w, votes, n_classes, exact):
+        parts = split_weights(w) if exact else [w]
+        k = n_classes
+        b, n = votes.shape
+        idx_buf = torch.empty((min(b, _ROW_CHUNK), n), dtype=torch.int64, device=votes.device)
+        hi = torch.zeros((len(parts) - 1, b, k), dtype=w.dtype, device=w.device)
+        lo = torch.zeros((b, k), dtype=w.dtype, device=w.device)
+        counts = torch.zeros((b, k), dtype=w.dtype, device=w.device)
+        one = torch.ones((), dtype=w.dtype, device=w.device)
+        for s in _chunks(b):
+            v = votes[s : s + _ROW_CHUNK]
+            r = v.shape[0]
+            idx = idx_buf[:r]
+            idx.copy_(v)
+            sums = [
+                torch.zeros(r, k, dtype=w.dtype, device=w.device).scatter_add_(
+                    1, idx, part.expand(r, -1)
+                )
+                for part in parts
+            ]
+            lo[s : s + r] = sums[-1]
+            for level, part_sum in enumerate(sums[:-1]):
+                hi[level, s : s + r] = part_sum
+            counts[s : s + r].scatter_add_(1, idx, one.expand(r, n))
+        ctx.votes = votes
+        ctx.mark_non_differentiable(hi, counts)
+        return hi, lo, counts
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g_hi, g_lo, g_cnt):
+        votes = ctx.votes
+        b, n = votes.shape
+        idx_buf = torch.empty((min(b, _ROW_CHUNK), n), dtype=torch.int64, device=votes.device)
+        grad = torch.zeros(n, dtype=g_lo.dtype, device=g_lo.device)
+        for s in _chunks(b):
+            v = votes[s : s + _ROW_CHUNK]
+            idx = idx_buf[: v.shape[0]]
+            idx.copy_(v)
+            grad += g_lo[s : s + v.shape[0]].gather(1, idx).sum(dim=0)
+        return grad, None, None, None
+
+
+def two_sum(a, b):
+    """Knuth's error-free transformation: ``s = fl(a + b)`` and ``e`` with ``s + e = a + b``."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def exact_total(hi, lo):
+    """``(total, residual)`` of ``hi.sum(0) + lo`` (levels of :func:`vote_sums`).
+
+    ``total`` is the rounded sum and ``residual`` its rounding error (computed with
+    :func:`two_sum`), so that ``total + residual`` equals the sum of the levels up to
+    ``u |residual|``; ``residual`` is ``None`` without exact levels (float32). Gradients
+    flow through ``lo`` into ``total``.
+    """
+    if hi.shape[0] == 0:
+        return lo, None
+    acc, res = hi[0], torch.zeros_like(lo)
+    for level in list(hi[1:]) + [lo.detach()]:
+        acc, err = two_sum(acc, level)
+        res = res + err
+    return acc.detach() + (lo - lo.detach()), res
+
+
+def vote_sums(w, votes, y, mode, n_classes, exact):
+    """``(exact_part, rounded_part)`` of the sums of :class:`_VoteSums` (see there).
+
+    ``mode="class"`` returns ``(exact_levels, rounded_part, counts)`` of the class sums
+    (see :class:`_ClassSums`); ``y`` is ignored then.
+    """
+    if mode == "class":
+        if isinstance(votes, ErrorMask):
+            raise TypeError("the class sums need the votes themselves, not an ErrorMask.")
+        return _ClassSums.apply(w, votes, n_classes, exact)
+    return _VoteSums.apply(w, votes, y, mode, n_classes, exact)
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact deterministic losses
+# ---------------------------------------------------------------------------------------------
+def _gamma(n):
+    return n * _U / (1.0 - n * _U)
+
+
+def margin_is_nonpositive(w, votes, y, n_classes):
+    """Exact ``1{ sum_{v_i = y} w_i - sum_{v_i != y} w_i <= 0 }`` per row (ties are errors).
+
+    A float64 pass computes the margin as ``sum_i w_i - 2 sum_{v_i != y} w_i``, whose
+    rounding error is at most ``3 gamma_{n-1} S + 3.01 u S`` with ``S = sum |w_i|``
+    (``gamma_m = m u / (1 - m u)``, any summation order), below the ``4 gamma_{n+1} S``
+    used here (plus the underflow allowance ``n 2^-1074``). Rows whose computed margin
+    exceeds it are decided; the others (ties and near-ties) are decided with
+    ``math.fsum``, whose correctly rounded result has the sign of the exact sum.
+    """
+    w64 = w.detach().to(torch.float64)
+    n = w64.shape[0]
+    _, margin = vote_sums(w64, votes, y, "margin", n_classes, False)
+    bound = 4.0 * _gamma(n + 1) * float(w64.abs().sum()) + n * 2.0**-1074
+    out = margin <= 0
+    unsure = torch.nonzero(margin.abs() <= bound).reshape(-1)
+    if unsure.numel():
+        wn = w64.cpu().numpy()
+        vv = votes[unsure].cpu().numpy()
+        yy = y[unsure].cpu().numpy()
+        exact = [
+            math.fsum(np.where(vv[j] == yy[j], wn, -wn).tolist()) <= 0 for j in range(vv.shape[0])
+        ]
+        out[unsure] = torch.as_tensor(exact, device=out.device)
+    return out
+
+
+def not_strict_winner(w, votes, y, n_classes):
+    """Exact ``1{ not (P_y > P_j for all j != y) }`` with ``P_j = sum_{v_i = j} w_i``.
+
+    Same two-pass scheme as :func:`margin_is_nonpositive` on every difference
+    ``P_y - P_j`` (rounding error at most ``(gamma_n + 1.01 u) sum |w_i|``; ``2 gamma_{n+1}``
+    is used).
+    """
+    w64 = w.detach().to(torch.float64)
+    n = w64.shape[0]
+    _, sums, _ = vote_sums(w64, votes, None, "class", n_classes, False)
+    b = sums.shape[0]
+    rows = torch.arange(b, device=sums.device)
+    yl = y.long()
+    diff = sums[rows, yl][:, None] - sums  # P_y - P_j
+    diff[rows, yl] = math.inf
+    bound = 2.0 * _gamma(n + 1) * float(w64.abs().sum()) + n * 2.0**-1074
+    lose = (diff < -bound).any(dim=1)
+    win = (diff > bound).all(dim=1)
+    out = ~win
+    unsure = torch.nonzero(~lose & ~win).reshape(-1)
+    if unsure.numel():
+        wn = w64.cpu().numpy()
+        vv = votes[unsure].cpu().numpy()
+        yy = y[unsure].cpu().numpy()
+        dd = diff[unsure].cpu().numpy()
+        exact = []
+        for j in range(vv.shape[0]):
+            c = yy[j]
+            mine = wn[vv[j] == c].tolist()
+            err = False
+            for cls in np.nonzero(np.abs(dd[j]) <= bound)[0]:
+                if math.fsum(mine + (-wn[vv[j] == cls]).tolist()) <= 0:
+                    err = True
+                    break
+            exact.append(err)
+        out[unsure] = torch.as_tensor(exact, device=out.device)
+    return out
