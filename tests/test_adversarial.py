@@ -430,6 +430,7 @@ def _multiclass(m=30, seed=0):
 UNSUPPORTED = [
     # (estimator, params, task, valid posteriors named in the message)
     (skp.CBoundClassifier, {"posterior": "categorical"}, "multi", r"binary"),
+    (skp.VCDimBoundClassifier, {"posterior": "categorical"}, "multi", r"binary"),
     (skp.MarginBoundClassifier, {"posterior": "dirichlet"}, "multi", r"binary"),
     (skp.MarginBoundClassifier, {"posterior": "categorical"}, "binary", r"\['dirichlet'\]"),
     (skp.MarginBoundClassifier, {"posterior": "gaussian"}, "binary", r"\['dirichlet'\]"),
