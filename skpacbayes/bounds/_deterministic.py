@@ -429,7 +429,7 @@ def margin_tails(gamma, concentration):
     >>> from skpacbayes.bounds import margin_tails
     >>> t0, t1 = margin_tails(0.2, 100.0)
     >>> round(t0, 4), round(t1, 4)
-    (0.1587, 0.1537)
+    (0.1587, 0.1538)
     >>> import math
     >>> t0 <= math.exp(-101 * 0.2**2 / 8) and t1 <= math.exp(-101 * 0.2**2 / 8)
     True
