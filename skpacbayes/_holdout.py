@@ -208,9 +208,16 @@ class HoldOutBoundClassifier(ClassifierMixin, BaseEstimator):
             for k, m in zip(cert.statistics["errors"], cert.m, strict=True)
         )
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # CSR end to end (the voter banks take it)
+        return tags
+
     def _scores(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        X = validate_data(
+            self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
+        )
         return weighted_vote_scores(self.voters_.votes(X), self.weights_, self.classes_.size)
 
     def decision_function(self, X):

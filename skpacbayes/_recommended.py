@@ -307,6 +307,11 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
         return self.best_estimator_.recompute_bound(delta / len(self.selector_.estimators_))
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # CSR end to end (the voter banks take it)
+        return tags
+
     def predict(self, X):
         """Predict with the selected candidate (the classifier ``bound_`` certifies).
 

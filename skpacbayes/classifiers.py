@@ -43,6 +43,17 @@ __all__ = [
 ]
 
 POSTERIORS = ("categorical", "dirichlet", "gaussian")
+# the concrete estimators, named by the error of the abstract base's fit
+_NAMED_ESTIMATORS = (
+    "FirstOrderBoundClassifier",
+    "SecondOrderBoundClassifier",
+    "BinomialBoundClassifier",
+    "CBoundClassifier",
+    "PartitionBoundClassifier",
+    "MarginBoundClassifier",
+    "VCDimBoundClassifier",
+    "OccamBoundClassifier",
+)
 
 # Safe-side allowance for the float64 rounding of a mean of at most ~1e8
 # terms in [0, 1] and of a KL value (relative ~1e-15 each): statistics that
@@ -282,7 +293,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         return {"gibbs": xp_mean(r_hi)}
 
     def _bound_value(self, stats, kl, m, weights, delta):
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not define its bound.")
 
     def _training_objective(self, stats, kl, m, weights, delta):
         return self._bound_value(stats, kl, m, weights, delta)
@@ -312,8 +323,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (dense, finite).
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (finite; sparse input is converted to CSR).
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
 
@@ -331,6 +342,11 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         >>> round(clf.bound_, 3)  # the true error rate is at most 15.7 % (probability >= 95 %)
         0.157
         """
+        if not self._bound_name:
+            raise TypeError(
+                "MajorityVoteClassifier is an abstract base class and cannot be fitted; use "
+                "one of the named estimators: " + ", ".join(_NAMED_ESTIMATORS) + "."
+            )
         X, y, classes = validate_training_data(self, X, y)
         if self._binary_only and classes.shape[0] > 2:
             raise ValueError(
@@ -443,7 +459,9 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     def _votes(self, X):
         check_is_fitted(self)
         with np.errstate(invalid="ignore"):  # see fit
-            X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+            X = validate_data(
+                self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
+            )
         return self.voters_.votes(X)
 
     def _class_scores(self, votes, decide=False):
@@ -463,8 +481,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples (dense, finite), with the features seen during ``fit``.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples (finite), with the features seen during ``fit``.
 
         Returns
         -------
@@ -492,8 +510,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples (dense, finite), with the features seen during ``fit``.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples (finite), with the features seen during ``fit``.
 
         Returns
         -------
@@ -524,8 +542,8 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples (dense, finite), with the features seen during ``fit``.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples (finite), with the features seen during ``fit``.
 
         Returns
         -------
@@ -559,7 +577,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = True
         return tags
 
 
@@ -855,14 +873,15 @@ early_stopping_patience, device, random_state, verbose, n_jobs
 
 
 class VCDimBoundClassifier(MajorityVoteClassifier):
-    """Majority vote certified by the VC-dimension bound (no PAC-Bayes).
+    """Binary majority vote certified by the VC-dimension bound (no PAC-Bayes).
 
     ``bound_ = train error + sqrt((v (ln(2 m / v) + 1) + ln(4 / delta)) / m)``
-    with ``v = n_voters`` (SPEC 3.3). The weights are learned by minimising
+    with ``v = n_voters``, the VC dimension of weighted votes of ``n`` fixed
+    binary voters (:ref:`theory-pac-bayes`). The weights are learned by minimising
     the cross-entropy of the weighted vote; the posterior family only sets the
     parametrisation of the weights. The voters must be data-independent or
-    grown on one half only (``SplitForest(split="single")``, the default for
-    multi-class tasks); the bound then uses the other half.
+    grown on one half only (``SplitForest(split="single")``); the bound then
+    uses the other half. Two classes only: more than two raise a ``ValueError``.
 
     Parameters
     ----------
@@ -879,9 +898,9 @@ early_stopping_patience, device, random_state, verbose, n_jobs
 
     Notes
     -----
-    For more than two classes ``v = n`` is the choice of the reference paper
-    and is not justified (the relevant notion is the Natarajan dimension);
-    treat multi-class VC values as indicative (SPEC 3.3).
+    Binary only. For more than two classes the reference paper keeps ``v = n``,
+    which is not a proven capacity of multi-class votes (the relevant notion is the
+    Natarajan dimension), so no multi-class value is reported.
 
     Examples
     --------
@@ -894,14 +913,15 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     """
 
     _bound_name = "VC"
+    _binary_only = True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
 
     def _valid_posteriors(self, n_classes, split):
-        return () if split else POSTERIORS
-
-    def _default_multiclass_voters(self):
-        from skpacbayes.voters import SplitForest
-
-        return SplitForest(split="single")
+        return () if (split or n_classes != 2) else POSTERIORS
 
 
 class PartitionBoundClassifier(MajorityVoteClassifier):
@@ -1000,13 +1020,15 @@ random_state, verbose, n_jobs
 class MarginBoundClassifier(MajorityVoteClassifier):
     """Binary Dirichlet majority vote certified by the margin bound.
 
-    The deterministic margin bound of Biggs, Zantedeschi and Guedj (2022):
-    for the vote with normalised weights ``theta`` and the posterior
+    A deterministic margin bound after Biggs, Zantedeschi and Guedj (2022):
+    for the deployed vote with normalised weights ``theta`` and the posterior
     ``Dir(K theta)``, ``bound_ = min over gamma in a fixed grid of
-    kl^-1(margin error at gamma + exp(-(K+1) gamma^2), (KL + ln(2 sqrt(m) /
-    delta_gamma)) / m) + exp(-(K+1) gamma^2)`` with ``delta`` split evenly
-    over the grid and ``K`` optimised freely (the statement holds for all
-    posteriors simultaneously).
+    kl^-1(margin error at gamma + t1, (KL + ln(2 sqrt(m) / delta_gamma)) / m) + t0``,
+    where ``t0``, ``t1`` are the beta tails of
+    :func:`~skpacbayes.bounds.margin_tails` at the split point ``gamma / 2``
+    (at most ``exp(-(K+1) gamma^2 / 8)``), ``delta`` is split evenly over the
+    grid and ``K`` is optimised freely (the statement holds for all posteriors
+    simultaneously). Statement and proof: :ref:`theory-margin`.
 
     Parameters
     ----------
@@ -1023,8 +1045,15 @@ random_state, verbose, n_jobs
     bound_ : float
         Certified upper bound on the true risk of ``predict``.
     certificate_ : Certificate
-        Its ingredients (``details`` holds gamma and K). Other attributes as
+        Its ingredients (``details`` holds gamma, K, the margin error of the deployed
+        vote at gamma and the tails ``t0``, ``t1``). Other attributes as
         :class:`FirstOrderBoundClassifier`.
+
+    Notes
+    -----
+    Training minimises the Seeger bound on the Gibbs risk of the Dirichlet posterior (the
+    same PAC-Bayes statement for the loss ``1[M' <= 0]``); it only steers ``theta``. The
+    certificate is then computed in float64 from the deployed weights.
 
     Examples
     --------
@@ -1213,14 +1242,14 @@ def validate_training_data(estimator, X, y):
     ----------
     estimator : estimator
         Receives ``n_features_in_`` (and feature names).
-    X : array-like of shape (n_samples, n_features)
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
         Training data.
     y : array-like of shape (n_samples,)
         Class labels.
 
     Returns
     -------
-    X : ndarray of shape (n_samples, n_features)
+    X : ndarray or CSR matrix of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,)
     classes : ndarray of shape (n_classes,)
         Sorted distinct labels (at least two).
@@ -1231,7 +1260,9 @@ def validate_training_data(estimator, X, y):
         If ``y`` holds a single class (or the usual input problems).
     """
     with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X (inf - inf)
-        X, y = validate_data(estimator, X, y, dtype=[np.float64, np.float32])
+        X, y = validate_data(
+            estimator, X, y, accept_sparse="csr", dtype=[np.float64, np.float32]
+        )
     check_classification_targets(y)
     classes = np.unique(y)
     if classes.shape[0] < 2:

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -38,7 +39,9 @@ def validated_for_predict(estimator, X):
         Validated input.
     """
     check_is_fitted(estimator)
-    return validate_data(estimator, X, reset=False, dtype=[np.float64, np.float32])
+    return validate_data(
+        estimator, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
+    )
 
 
 class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
@@ -125,7 +128,7 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         """
         if len(self.estimators) == 0:
             raise ValueError("estimators must contain at least one candidate.")
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
         share = self.delta / len(self.estimators)
         self.estimators_ = [clone(est).set_params(delta=share).fit(X, y) for est in self.estimators]
         self.bounds_ = np.array([est.bound_ for est in self.estimators_])
@@ -134,6 +137,15 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         self.bound_ = float(self.bounds_[self.best_index_])
         self.classes_ = self.best_estimator_.classes_
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # sparse input reaches the candidates as CSR: accepted when every candidate takes it
+        candidates = self.estimators if isinstance(self.estimators, list | tuple) else []
+        tags.input_tags.sparse = bool(candidates) and all(
+            get_tags(est).input_tags.sparse for est in candidates
+        )
+        return tags
 
     def predict(self, X):
         """Predict with the selected candidate.

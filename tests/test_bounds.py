@@ -61,6 +61,7 @@ def test_public_api_is_complete():
         "partition_bound",
         "single_hypothesis_triple_bound",
         "margin_bound",
+        "margin_tails",
     }
     assert set(B.__all__) == expected
     for name in expected:
@@ -318,10 +319,13 @@ def test_occam_and_margin():
     assert occam_bound([0.1, 0.2], 20, [500, 500], 0.05, weights=[1.0, 0.0]) == pytest.approx(
         kl_inv_upper(0.1, seeger_epsilon(math.log(20), 500, 0.025)), rel=1e-15
     )
-    t = math.exp(-(50 + 1) * 0.3**2)
-    expected = kl_inv_upper(0.1 + t, seeger_epsilon(2.0, 1000, 0.05)) + t
-    assert margin_bound(0.1, 0.3, 50.0, 2.0, 1000, 0.05) == pytest.approx(expected, rel=1e-15)
-    assert margin_bound(0.1, 0.0, 50.0, 2.0, 1000, 0.05) == 1.0  # gamma = 0: t = 1
+    # split point s = gamma / 2: exact beta tails (tests/test_margin.py checks them)
+    t0 = scipy.special.betaincc(25.0, 25.0, 0.5 + 0.3 / 4) * (1 + 1e-8) + 1e-14
+    t1 = scipy.special.betainc(50.0 * 1.3 / 2, 50.0 * 0.7 / 2, 0.5 + 0.3 / 4) * (1 + 1e-8) + 1e-14
+    expected = kl_inv_upper(0.1 + t1, seeger_epsilon(2.0, 1000, 0.05)) + t0
+    assert margin_bound(0.1, 0.3, 50.0, 2.0, 1000, 0.05) == pytest.approx(expected, rel=1e-12)
+    # gamma = 0: both tails are 1/2 (the bound is at least 1/2 + kl^-1(0.6, .) > 1)
+    assert margin_bound(0.1, 0.0, 50.0, 2.0, 1000, 0.05) == 1.0
 
 
 def test_vc_bound_rules():

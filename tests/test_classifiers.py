@@ -106,12 +106,26 @@ def test_split_forest_multiclass(cls, posterior, iris):
     assert np.mean(clf.predict(X_te) != y_te) < 0.3
 
 
-def test_vc_uses_single_half_protocol(iris):
-    X_tr, _, y_tr, _ = iris
+def test_vc_uses_single_half_protocol(cancer):
+    X_tr, _, y_tr, _ = cancer
     clf = VCDimBoundClassifier(**FAST, voters=SplitForest(n_estimators=6, split="single"))
     clf.fit(X_tr, y_tr)
     assert len(clf.certificate_.m) == 1
     assert clf.certificate_.m[0] < X_tr.shape[0]
+
+
+@pytest.mark.parametrize(
+    "voters", [None, SplitForest(n_estimators=4, split="single"), SplitForest(n_estimators=4)]
+)
+def test_vc_refuses_more_than_two_classes(voters, iris):
+    # no proven multi-class capacity: no value is reported, whatever the voters
+    X_tr, _, y_tr, _ = iris
+    clf = VCDimBoundClassifier(voters=voters, **FAST)
+    with pytest.raises(ValueError, match="Only binary classification.*3 classes"):
+        clf.fit(X_tr, y_tr)
+    assert not hasattr(clf, "bound_")
+    assert clf.__sklearn_tags__().classifier_tags.multi_class is False
+    assert VCDimBoundClassifier()._valid_posteriors(3, False) == ()
 
 
 @pytest.mark.parametrize(
@@ -243,3 +257,20 @@ def test_stump_bank_is_the_binary_default(cancer):
     X_tr, _, y_tr, _ = cancer
     clf = FirstOrderBoundClassifier(**FAST).fit(X_tr, y_tr)
     assert isinstance(clf.voters_, StumpBank)
+
+
+def test_abstract_base_refuses_to_fit(cancer):
+    from skpacbayes import MajorityVoteClassifier
+
+    X_tr, _, y_tr, _ = cancer
+    with pytest.raises(TypeError, match="abstract base class.*FirstOrderBoundClassifier"):
+        MajorityVoteClassifier().fit(X_tr, y_tr)
+
+
+def test_benchmark_never_fits_vc_on_multiclass():
+    from skpacbayes.benchmark import FAMILIES, METHODS, _valid_pairs
+
+    multi = _valid_pairs(list(METHODS), FAMILIES, 3, lambda m: m != "VC")
+    binary = _valid_pairs(list(METHODS), FAMILIES, 2, lambda m: False)
+    assert not [p for p in multi if p[0] == "VC"]
+    assert ("VC", "categorical") in binary

@@ -18,6 +18,7 @@ from ._deterministic import (
     cbound_bound,
     first_order_bound,
     margin_bound,
+    margin_tails,
     partition_bound,
     second_order_bound,
     single_hypothesis_triple_bound,
@@ -53,4 +54,5 @@ __all__ = [
     "partition_bound",
     "single_hypothesis_triple_bound",
     "margin_bound",
+    "margin_tails",
 ]

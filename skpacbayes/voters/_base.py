@@ -10,6 +10,7 @@ half for voters grown on half of the sample).
 from numbers import Integral
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -198,7 +199,17 @@ class BaseVoters(BaseEstimator):
         step = _n_chunk_rows(n_rows, self._row_bytes(X), chunk_size)
         for start in range(0, n_rows, step):
             stop = min(start + step, n_rows)
-            self._votes_chunk(X[start:stop], out[start:stop])
+            try:
+                self._votes_chunk(X[start:stop], out[start:stop])
+            except (TypeError, ValueError) as exc:
+                if not sparse.issparse(X):
+                    raise
+                # e.g. a prefit model whose predict needs dense input
+                raise (TypeError if isinstance(exc, TypeError) else ValueError)(
+                    f"{type(self).__name__} could not evaluate its voters on sparse input: "
+                    f"{exc} Pass a dense array (X.toarray()) or voters that accept sparse "
+                    "matrices."
+                ) from exc
         return out
 
     def _validate_X(self, X):

@@ -285,7 +285,6 @@ def _forest_configs():
         Config("PartitionBoundClassifier", "categorical", t, "forest", (("tighten", True),)),
         Config("PartitionBoundClassifier", "dirichlet", t, "forest", (("tighten", False),)),
         Config("OccamBoundClassifier", "categorical", t, "forest"),
-        Config("VCDimBoundClassifier", "categorical", t, "forest_single"),
         Config("HoldOutBoundClassifier", "categorical", t, "forest"),
         Config(
             "CertifiedVoteClassifier",
