@@ -250,21 +250,33 @@ def _looks_fitted_on(models, members, ensemble, X):
 class PrefitVoters(BaseVoters):
     """Classifiers fitted beforehand on other data, used as fixed voters.
 
+    .. warning::
+
+       **The voters must NOT have been trained on the rows given to the bound.** The
+       certificate treats them as fixed before the sample (assumption (A2),
+       :ref:`theory-guarantee`); voters fitted on the same rows (for instance a forest
+       fitted on ``X_train`` and then certified on ``X_train``) give a number that is
+       not a certificate, often far too optimistic. Fit them on a separate split, or let
+       the library grow the voters itself (:class:`SplitForest`, or ``OutOfBagVoters``
+       for a forest grown on every row). A cheap check warns with
+       :class:`SampleReuseWarning` when scikit-learn trees among the voters were visibly
+       grown on these very rows (see Notes); it cannot detect every case.
+
     Parameters
     ----------
     estimators : list of fitted classifiers, or one fitted ensemble
         Either a list (or tuple) of fitted classifiers (each may be wrapped in
         :class:`sklearn.frozen.FrozenEstimator`) that share the same ``classes_``;
-        each one is a voter. Or a single fitted ensemble (possibly frozen) whose
-        members are the voters: :class:`RandomForestClassifier` /
+        each one is a voter, whatever it is (a boosted model in a list is one voter
+        that predicts like the model). Or a single fitted ensemble (possibly frozen)
+        whose members are the voters: :class:`RandomForestClassifier` /
         :class:`ExtraTreesClassifier` (their trees), :class:`BaggingClassifier`
         (members with their feature subsets), :class:`VotingClassifier` and
-        :class:`StackingClassifier` (their fitted base estimators),
-        :class:`AdaBoostClassifier` (its members) or
-        :class:`GradientBoostingClassifier` (one voter per boosting stage: binary,
-        it votes ``classes_[1]`` when the stage's raw-score increment is positive,
-        else ``classes_[0]``; multi-class, the class whose stage tree has the largest
-        increment). A single fitted classifier that is not an ensemble is one voter.
+        :class:`StackingClassifier` (their fitted base estimators) or
+        :class:`AdaBoostClassifier` (its members). Gradient boosting
+        (:class:`GradientBoostingClassifier`, :class:`HistGradientBoostingClassifier`,
+        XGBoost, LightGBM, CatBoost) is refused as an ensemble with a ``ValueError``
+        (see Notes). A single fitted classifier that is not an ensemble is one voter.
     n_jobs : int, default=None
         Number of threads used to compute the votes (``None``: 1 unless in a
         :func:`joblib.parallel_config` context).
@@ -282,8 +294,7 @@ class PrefitVoters(BaseVoters):
     n_voters_ : int
         Number of voters.
     estimators_ : list
-        The voters (unwrapped from ``FrozenEstimator``; for gradient boosting, the
-        array of regression trees of each stage).
+        The voters (unwrapped from ``FrozenEstimator``).
     voter_groups_ : ndarray of shape (n_voters_,)
         All ``-1``.
     sample_groups_ : ndarray of shape (n_fit_samples,)
@@ -293,15 +304,38 @@ class PrefitVoters(BaseVoters):
 
     See Also
     --------
-    StumpBank : data-independent decision stumps.
+    StumpBank : decision stumps fixed before the rows that certify them.
     SplitForest : trees grown on two halves of the training sample.
+    SampleReuseWarning : the warning of the same-rows check.
 
     Notes
     -----
-    The bound treats these voters as data-independent: it is valid only if they
-    were trained WITHOUT the sample given to the bound (for example on a separate
-    split of the data, or on public data). Passing classifiers trained on the
-    bound's own sample gives a number that is not a certificate.
+    **Which estimator certifies a given model tightest.** To certify the plain vote of
+    a fitted ensemble, ``HoldOutBoundClassifier(voters=PrefitVoters(model))`` (a
+    test-set bound on exactly the model's vote, measured on rows the model never saw)
+    is usually far tighter than a PAC-Bayes estimator on the same voters: the
+    PAC-Bayes bounds pay for the disagreement of the members (second order) or a factor
+    2 (first order), and reweight them.
+
+    **Gradient boosting is not a majority vote.** Its members are regression trees
+    fitted one after another to the residuals of the previous ones; their sum, not a
+    vote, makes the prediction, and a vote over them would certify a different (and
+    much weaker) classifier than the model. So the ensemble form is refused; pass the
+    boosted model in a list, ``PrefitVoters([model])``, to certify exactly its
+    predictions as ONE voter (with :class:`~skpacbayes.HoldOutBoundClassifier`).
+
+    **The same-rows check.** ``fit`` warns with :class:`SampleReuseWarning` when (1) a
+    training size recorded by the model (a forest's or bagging's number of rows, a
+    tree's root counts) equals the number of rows given to ``fit``, and (2) every leaf
+    of every scikit-learn tree among the voters holds exactly as many of these rows as
+    it recorded (for bootstrap forests, the in-bag rows replayed from each tree's seed,
+    in the order given; for bagging, its ``estimators_samples_``), and (3) the trees
+    have at least 20 leaves beyond one per tree, so that a coincidence is implausible.
+    Condition (2) is certain for trees grown on these rows and improbable otherwise.
+    The check costs one pass of the trees over ``X`` and only runs when (1) holds. It
+    does not look at voters that are not trees, at a few shallow trees, at bootstrap
+    forests given the rows in another order, or at voters trained on a part of the
+    rows: no warning does not prove independence.
 
     ``fit`` does not refit anything: it checks that the voters are fitted, share
     their classes and expect ``n_features_in_`` features, and that ``y`` only
