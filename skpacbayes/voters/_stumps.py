@@ -63,7 +63,8 @@ class StumpBank(BaseVoters):
         grid is even (``None`` or ``"uniform"``; ``"quantile"`` is refused).
     random_state : int, RandomState instance or None, default=None
         Draws the build rows (a function of ``random_state`` and the number of rows
-        only). The estimators of this package pass their own seed when it is None.
+        only; unused with ``feature_range``). The estimators of this package pass their
+        own seed when it is None.
 
     Attributes
     ----------
