@@ -40,7 +40,7 @@ X_train, X_test, y_train, y_test = train_test_split(X, y, stratify=y, random_sta
 
 common = dict(voters=StumpBank(), delta=0.05, max_epochs=10, batch_size=128, random_state=0)
 estimators = {
-    "Occam": OccamBoundClassifier(voters=StumpBank(), delta=0.05),
+    "Occam": OccamBoundClassifier(voters=StumpBank(), delta=0.05, random_state=0),
     "VC": VCDimBoundClassifier(**common),
     "FO": FirstOrderBoundClassifier(**common),
     "SO": SecondOrderBoundClassifier(**common),

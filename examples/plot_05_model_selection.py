@@ -67,7 +67,7 @@ print(f"refit bound at delta / {K} = {best.recompute_bound(delta / K):.3f}  (cer
 # anything (bound, family, voters). Here: the best single stump certified by Occam's razor
 # (the line to beat), a Gaussian first-order vote and a Categorical second-order vote.
 candidates = [
-    OccamBoundClassifier(voters=StumpBank()),
+    OccamBoundClassifier(voters=StumpBank(), random_state=0),
     FirstOrderBoundClassifier(voters=StumpBank(), posterior="gaussian", **budget),
     SecondOrderBoundClassifier(voters=StumpBank(), posterior="categorical", **budget),
 ]

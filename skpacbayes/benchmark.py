@@ -173,7 +173,7 @@ def _voters_for(task, method, seed, n_estimators, n_jobs):
     from skpacbayes.voters import SplitForest, StumpBank
 
     if task == "binary" and method not in STRATEGIES:
-        return StumpBank()
+        return StumpBank(random_state=seed)
     split = "single" if method == "VC" else "cross"
     return SplitForest(n_estimators=n_estimators, split=split, random_state=seed, n_jobs=n_jobs)
 

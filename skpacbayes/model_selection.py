@@ -122,7 +122,7 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         >>> from skpacbayes import OccamBoundClassifier
         >>> from skpacbayes.model_selection import BoundSelectionClassifier
         >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()]).fit(X, y)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
         >>> sel.best_index_, bool(sel.bound_ == sel.best_estimator_.bound_)
         (0, True)
         """
@@ -166,9 +166,9 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         >>> from skpacbayes import OccamBoundClassifier
         >>> from skpacbayes.model_selection import BoundSelectionClassifier
         >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()]).fit(X, y)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
         >>> sel.predict(X[:5])
-        array([0, 0, 0, 1, 0])
+        array([0, 0, 0, 0, 0])
         """
         X = validated_for_predict(self, X)
         return self.best_estimator_.predict(X)
@@ -192,7 +192,7 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         >>> from skpacbayes import OccamBoundClassifier
         >>> from skpacbayes.model_selection import BoundSelectionClassifier
         >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()]).fit(X, y)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
         >>> sel.decision_function(X[:2])
         array([-1., -1.])
         """
@@ -218,7 +218,7 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         >>> from skpacbayes import OccamBoundClassifier
         >>> from skpacbayes.model_selection import BoundSelectionClassifier
         >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()]).fit(X, y)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
         >>> sel.predict_proba(X[:2]).shape
         (2, 2)
         """

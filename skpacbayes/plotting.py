@@ -80,7 +80,7 @@ class BoundDisplay:
         >>> from skpacbayes.plotting import BoundDisplay
         >>> X, y = load_breast_cancer(return_X_y=True)
         >>> X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
-        >>> clf = OccamBoundClassifier().fit(X_train, y_train)
+        >>> clf = OccamBoundClassifier(random_state=0).fit(X_train, y_train)
         >>> disp = BoundDisplay.from_estimators([clf], X_test, y_test)
         >>> disp.names
         ['Occam/categorical']

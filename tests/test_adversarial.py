@@ -652,13 +652,22 @@ def test_magnitudes_near_float_max(name):
 @pytest.mark.parametrize("name", CHEAP)
 def test_two_samples_and_contradicting_duplicates(name):
     X, y = data()
-    check_certified(make(name).fit(X[:2], y[:2]), X[:2], y[:2])
+    # the default bank needs build rows that vary: two samples leave one, a clear error
+    with pytest.raises(ValueError, match="no stump"):
+        make(name).fit(X[:2], y[:2])
+    # stumps on a given range use every row (a range taken from X here, for the test only)
+    ranges = np.column_stack([X.min(axis=0), X.max(axis=0)])
+    fixed = make(name, voters=StumpBank(feature_range=ranges)).fit(X[:2], y[:2])
+    check_certified(fixed, X[:2], y[:2])
     Xd = np.vstack([X, X])
     yd = np.concatenate([y, 1 - y])  # every point with both labels: risk >= 1/2
-    est = make(name).fit(Xd, yd)
+    est = make(name, voters=StumpBank(feature_range=ranges)).fit(Xd, yd)
     check_certified(est, Xd, yd)
     assert est.certificate_.train_error == 0.5
     assert est.bound_ >= 0.5
+    est = make(name).fit(Xd, yd)  # default bank: certified on the rows that did not build it
+    check_certified(est, Xd, yd)
+    assert est.certificate_.m == (len(yd) - est.voters_.build_indices_.size,)
 
 
 @pytest.mark.parametrize("name", MULTICLASS)
@@ -954,8 +963,8 @@ def test_tree_voters_refuse_values_beyond_float32(where):
 
 def test_stump_votes_sparse_equals_dense_and_empty_input():
     X, y = data()
-    dense = StumpBank().fit(X, y)
-    sparse = StumpBank().fit(sp.csr_matrix(X), y)
+    dense = StumpBank(random_state=0).fit(X, y)
+    sparse = StumpBank(random_state=0).fit(sp.csr_matrix(X), y)
     np.testing.assert_array_equal(dense.votes(X), sparse.votes(sp.csr_matrix(X)))
     assert dense.votes(X[:0]).shape == (0, dense.n_voters_)
 

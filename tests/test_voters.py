@@ -1,6 +1,7 @@
 """Tests of skpacbayes.voters (StumpBank, SplitForest, PrefitVoters)."""
 
 import pickle
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from sklearn.ensemble import (
     BaggingClassifier,
     ExtraTreesClassifier,
     GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
     RandomForestClassifier,
     StackingClassifier,
     VotingClassifier,
@@ -25,7 +27,13 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import InvalidParameterError
 
-from skpacbayes.voters import BaseVoters, PrefitVoters, SplitForest, StumpBank
+from skpacbayes.voters import (
+    BaseVoters,
+    PrefitVoters,
+    SampleReuseWarning,
+    SplitForest,
+    StumpBank,
+)
 
 DATA_HOME = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
@@ -61,7 +69,7 @@ def _naive_stump_votes(bank, X):
 def test_stump_thresholds_are_interior_grid_points():
     X = np.array([[0.0, -1.0], [11.0, 1.0], [5.0, 0.0]])
     y = np.array([0, 1, 0])
-    bank = StumpBank(n_thresholds=10).fit(X, y)
+    bank = StumpBank(n_thresholds=10, feature_range=[[0, 11], [-1, 1]]).fit(X, y)
     np.testing.assert_array_equal(bank.thresholds_[0], np.arange(1.0, 11.0))
     expected = -1.0 + np.arange(1, 11) * (2.0 / 11)
     np.testing.assert_array_equal(bank.thresholds_[1], expected)
@@ -76,7 +84,7 @@ def test_stump_thresholds_are_interior_grid_points():
 def test_stump_orientations_and_tie_exactly_as_specified():
     X = np.array([[0.0], [3.0]])
     y = np.array(["a", "b"])
-    bank = StumpBank(n_thresholds=2).fit(X, y)  # thresholds 1 and 2
+    bank = StumpBank(n_thresholds=2, feature_range=(0, 3)).fit(X, y)  # thresholds 1 and 2
     np.testing.assert_array_equal(bank.stump_thresholds_, [1.0, 2.0, 1.0, 2.0])
     np.testing.assert_array_equal(bank.stump_signs_, [1, 1, -1, -1])
     np.testing.assert_array_equal(bank.stump_features_, [0, 0, 0, 0])
@@ -151,7 +159,8 @@ def test_stump_constant_features_produce_no_voters():
 
 def test_stump_multiclass_one_vs_one_pairs(iris):
     X, y = iris
-    bank = StumpBank(n_thresholds=3).fit(X, y)
+    ranges = np.column_stack([X.min(axis=0), X.max(axis=0)])
+    bank = StumpBank(n_thresholds=3, feature_range=ranges).fit(X, y)
     k, d, T = 3, X.shape[1], 3
     assert bank.n_voters_ == d * T * k * (k - 1)
     V = bank.votes(X)
@@ -172,7 +181,7 @@ def test_stump_multiclass_one_vs_one_pairs(iris):
     assert set(np.unique(V)) <= {0, 1, 2}
     # string labels
     y_str = np.array(["setosa", "versicolor", "virginica"])[y]
-    bank_s = StumpBank(n_thresholds=3).fit(X, y_str)
+    bank_s = StumpBank(n_thresholds=3, feature_range=ranges).fit(X, y_str)
     np.testing.assert_array_equal(bank_s.votes(X), V)
 
 
@@ -189,17 +198,22 @@ def test_stump_multiclass_one_vs_one_pairs(iris):
 def test_stump_property_grid_and_votes(X, n_thresholds, k):
     y = np.arange(X.shape[0]) % k
     k = min(k, X.shape[0])
-    if np.all(X.min(axis=0) == X.max(axis=0)):
-        with pytest.raises(ValueError, match="no stump"):
-            StumpBank(n_thresholds).fit(X, y)
-        return
-    bank = StumpBank(n_thresholds).fit(X, y)
     lo, hi = X.min(axis=0), X.max(axis=0)
+    ranges = np.column_stack([lo, hi])
+    if np.all(lo == hi):
+        with pytest.raises(ValueError, match="no stump"):
+            StumpBank(n_thresholds, feature_range=ranges).fit(X, y)
+        return
+    # even grid on a given range
+    bank = StumpBank(n_thresholds, feature_range=ranges).fit(X, y)
     active = hi > lo
     expected = (
         lo[:, None] + np.arange(1, n_thresholds + 1) * ((hi - lo) / (n_thresholds + 1))[:, None]
     )
-    np.testing.assert_array_equal(bank.thresholds_[active], expected[active])
+    for f in np.flatnonzero(active):
+        uniq = np.unique(expected[f])
+        np.testing.assert_array_equal(bank.thresholds_[f, : uniq.size], uniq)
+        assert np.all(np.isnan(bank.thresholds_[f, uniq.size :]))
     assert np.all(np.isnan(bank.thresholds_[~active]))
     assert np.all(bank.stump_thresholds_ >= lo[bank.stump_features_])
     assert np.all(bank.stump_thresholds_ <= hi[bank.stump_features_])
@@ -208,6 +222,31 @@ def test_stump_property_grid_and_votes(X, n_thresholds, k):
     n_unique = sum(np.unique(expected[f]).size for f in np.flatnonzero(active))
     assert bank.n_voters_ == n_unique * k * (k - 1)
     np.testing.assert_array_equal(bank.votes(X, chunk_size=5), _naive_stump_votes(bank, X))
+    assert bank.evaluation_mask().all()
+    # default: quantiles of the build rows, which the bound never uses
+    for spacing in ("quantile", "uniform"):
+        default = StumpBank(n_thresholds, spacing=spacing, random_state=0)
+        built = default._build_rows(X.shape[0])
+        Xb = X[built]
+        # quantile i / (T + 1) < max iff at least a fraction 1 / (T + 1) lies below the max
+        below_max = np.mean(Xb < Xb.max(axis=0), axis=0)
+        usable = below_max >= 1 / (n_thresholds + 1) if spacing == "quantile" else below_max > 0
+        if not usable.any():
+            with pytest.raises(ValueError, match="no stump"):
+                default.fit(X, y)
+            continue
+        bank = default.fit(X, y)
+        np.testing.assert_array_equal(bank.build_indices_, built)
+        f, t = bank.stump_features_, bank.stump_thresholds_
+        assert np.all(t >= Xb.min(axis=0)[f]) and np.all(t < Xb.max(axis=0)[f])
+        if spacing == "quantile":
+            assert all(np.isin(t[f == j], Xb[:, j]).all() for j in np.unique(f))
+        keys = np.column_stack([f, t, bank.stump_votes_])
+        assert np.unique(keys, axis=0).shape[0] == bank.n_voters_
+        np.testing.assert_array_equal(bank.votes(X), _naive_stump_votes(bank, X))
+        usable = bank.evaluation_mask().any(axis=1)
+        np.testing.assert_array_equal(~usable, np.isin(np.arange(X.shape[0]), built))
+        assert bank.evaluation_mask()[usable].all()
 
 
 def test_stump_many_classes_int16():
@@ -231,8 +270,9 @@ def test_stump_sparse_input_matches_dense(binary_data):
     X, y = binary_data
     X = np.where(np.abs(X) < 0.7, 0.0, X)
     Xs = sparse.csr_matrix(X)
-    dense = StumpBank(n_thresholds=4).fit(X, y)
-    sp = StumpBank(n_thresholds=4).fit(Xs, y)
+    dense = StumpBank(n_thresholds=4, random_state=0).fit(X, y)
+    sp = StumpBank(n_thresholds=4, random_state=0).fit(Xs, y)
+    np.testing.assert_array_equal(dense.build_indices_, sp.build_indices_)
     np.testing.assert_array_equal(dense.thresholds_, sp.thresholds_)
     np.testing.assert_array_equal(sp.votes(Xs), dense.votes(X))
     np.testing.assert_array_equal(sp.votes(sparse.csc_matrix(X), chunk_size=9), dense.votes(X))
@@ -269,14 +309,104 @@ def test_stump_bad_inputs(binary_data):
         StumpBank().fit(X, X[:, 0])
 
 
+def test_stump_default_thresholds_ignore_the_rows_the_bound_uses(binary_data):
+    """(A2): the default bank must not depend on any row that evaluates it."""
+    X, y = binary_data
+    bank = StumpBank(random_state=3).fit(X, y)
+    used = bank.evaluation_mask().any(axis=1)
+    assert used.sum() < len(y)  # some rows built the thresholds and are not used
+    rng = np.random.default_rng(0)
+    X2, y2 = X.copy(), y.copy()
+    X2[used] = 100 * rng.normal(size=(used.sum(), X.shape[1])) + 50  # new values and range
+    y2[used] = rng.integers(0, 2, used.sum())
+    other = StumpBank(random_state=3).fit(X2, y2)
+    np.testing.assert_array_equal(other.thresholds_, bank.thresholds_)
+    np.testing.assert_array_equal(other.stump_thresholds_, bank.stump_thresholds_)
+    np.testing.assert_array_equal(other.evaluation_mask(), bank.evaluation_mask())
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: __import__("skpacbayes").FirstOrderBoundClassifier(posterior="categorical"),
+        lambda: __import__("skpacbayes").FirstOrderBoundClassifier(posterior="dirichlet"),
+        lambda: __import__("skpacbayes").OccamBoundClassifier(),
+        lambda: __import__("skpacbayes").PartitionBoundClassifier(posterior="categorical"),
+        lambda: __import__("skpacbayes").HoldOutBoundClassifier(voters=StumpBank()),
+    ],
+)
+def test_default_binary_certificate_uses_only_rows_that_did_not_build_the_stumps(make):
+    X, y = make_classification(n_samples=200, n_features=4, random_state=1)
+    clf = make().set_params(random_state=0)
+    if hasattr(clf, "max_epochs"):
+        clf.set_params(max_epochs=3)
+    clf.fit(X, y)
+    # one group of voters (not the two-halves protocol), evaluated on the 180 other rows
+    assert clf.certificate_.m == (180,) and clf.certificate_.mixture_weights == (1.0,)
+    bank = clf.voters_
+    assert isinstance(bank, StumpBank) and bank.build_indices_.size == 20
+    if clf.certificate_.bound == "HoldOut":
+        return  # the plain vote of both orientations ties everywhere (ties count as errors)
+    used = np.setdiff1d(np.arange(200), bank.build_indices_)
+    train_error = np.mean(clf.predict(X[used]) != y[used])
+    assert clf.certificate_.train_error == pytest.approx(train_error)
+
+
+def test_stump_build_rows_depend_on_seed_and_size_only():
+    rng = np.random.default_rng(0)
+    X1, X2 = rng.normal(size=(300, 3)), rng.exponential(size=(300, 3))
+    y1, y2 = np.arange(300) % 2, (np.arange(300) // 7) % 2
+    a = StumpBank(random_state=5).fit(X1, y1)
+    b = StumpBank(random_state=5).fit(X2, y2)
+    np.testing.assert_array_equal(a.build_indices_, b.build_indices_)
+    c = StumpBank(random_state=6).fit(X1, y1)
+    assert not np.array_equal(a.build_indices_, c.build_indices_)
+    for m, expected in [(2, 1), (4, 2), (19, 9), (20, 10), (150, 15), (9999, 999), (50000, 1000)]:
+        assert StumpBank(random_state=0)._build_rows(m).size == expected
+    assert StumpBank(build_size=0.25, random_state=0)._build_rows(101).size == 26
+    assert StumpBank(build_size=7, random_state=0)._build_rows(101).size == 7
+    np.testing.assert_array_equal(a.sample_groups_[a.build_indices_], 0)
+    assert a.sample_groups_.sum() == 300 - 30 and np.all(a.voter_groups_ == 0)
+    with pytest.raises(ValueError, match="build_size"):
+        StumpBank(build_size=300).fit(X1, y1)
+    with pytest.raises(ValueError, match="build_size"):
+        StumpBank(build_size=5, feature_range=(0, 1)).fit(X1, y1)
+    with pytest.raises(ValueError, match="spacing"):
+        StumpBank(spacing="quantile", feature_range=(0, 1)).fit(X1, y1)
+    uniform = StumpBank(spacing="uniform", feature_range=(0, 1)).fit(X1, y1)
+    assert uniform.evaluation_mask().all()
+    with pytest.raises(InvalidParameterError):
+        StumpBank(build_size=1.5).fit(X1, y1)
+
+
+def test_stump_quantile_thresholds_are_build_values():
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.integers(0, 2, 400), rng.normal(size=400), np.full(400, 2.0)])
+    y = np.arange(400) % 2
+    bank = StumpBank(random_state=0).fit(X, y)
+    Xb = X[bank.build_indices_]
+    # a 0/1 feature gives exactly one stump pair (threshold 0), a constant feature none
+    np.testing.assert_array_equal(bank.stump_thresholds_[bank.stump_features_ == 0], [0.0, 0.0])
+    assert 2 not in bank.stump_features_
+    t1 = bank.stump_thresholds_[bank.stump_features_ == 1][:10]
+    assert np.isin(t1, Xb[:, 1]).all() and t1.size == 10
+    levels = np.mean(Xb[:, 1][:, None] <= t1[None, :], axis=0)
+    np.testing.assert_allclose(levels, np.arange(1, 11) / 11, atol=1 / len(Xb) + 1e-12)
+
+
 def test_stump_real_data_haberman():
     X, y = _haberman()
-    bank = StumpBank().fit(X, y)
+    bank = StumpBank(random_state=0).fit(X, y)
     assert bank.classes_.tolist() == [1, 2]
-    assert bank.n_voters_ == 2 * 3 * 10
+    assert bank.build_indices_.size == len(y) // 10
+    n_thresholds = np.sum(~np.isnan(bank.thresholds_))
+    assert 2 * 3 <= n_thresholds <= 3 * 10 and bank.n_voters_ == 2 * n_thresholds
     np.testing.assert_array_equal(bank.votes(X), _naive_stump_votes(bank, X))
-    assert bank.evaluation_mask().all()
-    assert not bank.is_split
+    mask = bank.evaluation_mask()
+    assert not mask[bank.build_indices_].any()
+    assert mask.sum(axis=0).tolist() == [len(y) - len(y) // 10] * bank.n_voters_
+    assert not bank.is_split and bank.n_groups_ == 1
+    assert StumpBank(feature_range=(0, 100)).fit(X, y).evaluation_mask().all()
 
 
 # -------------------------------------------------------------------- SplitForest
@@ -422,7 +552,7 @@ def test_split_single_protocol(iris):
 
 def test_split_forest_other_learners_and_sparse(binary_data):
     X, y = binary_data
-    et = SplitForest(ExtraTreesClassifier(max_depth=3), n_estimators=4, random_state=0)
+    et = SplitForest(ExtraTreesClassifier(n_estimators=4, max_depth=3), random_state=0)
     et.fit(X, y)
     assert all(t.max_depth == 3 for t in et.estimators_)
     np.testing.assert_array_equal(et.votes(X), _forest_member_predictions(et, X))
@@ -434,6 +564,20 @@ def test_split_forest_other_learners_and_sparse(binary_data):
     dense = SplitForest(n_estimators=4, random_state=0).fit(Xs.toarray(), y)
     sp = SplitForest(n_estimators=4, random_state=0).fit(Xs, y)
     np.testing.assert_array_equal(sp.votes(Xs), dense.votes(Xs.toarray()))
+
+
+def test_split_forest_honours_the_given_forest_size(binary_data):
+    X, y = binary_data
+    forest = SplitForest(RandomForestClassifier(n_estimators=30, max_depth=3), random_state=0)
+    forest.fit(X, y)
+    assert forest.n_voters_ == 30 and [len(f.estimators_) for f in forest.forests_] == [15, 15]
+    assert all(t.max_depth == 3 for t in forest.estimators_)
+    same = SplitForest(ExtraTreesClassifier(n_estimators=6), n_estimators=6, random_state=0)
+    assert same.fit(X, y).n_voters_ == 6
+    with pytest.raises(ValueError, match="n_estimators=20 and an estimator"):
+        SplitForest(RandomForestClassifier(n_estimators=30), n_estimators=20).fit(X, y)
+    assert SplitForest(random_state=0).fit(X, y).n_voters_ == 200
+    assert SplitForest(LogisticRegression(), random_state=0).fit(X, y).n_voters_ == 200
 
 
 def test_split_forest_bad_inputs(binary_data):
@@ -525,20 +669,50 @@ def test_prefit_ensembles(iris):
     bank = PrefitVoters(ada).fit(Xb, yb)
     _check_ensemble_votes(bank, ada, X, [e.predict(X) for e in ada.estimators_])
 
-    gb = GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0).fit(Xp, yp)
-    bank = PrefitVoters(gb).fit(Xb, yb)
-    preds = []
-    for stage in gb.estimators_:
-        raw = np.column_stack([t.predict(X.astype(np.float32)) for t in stage])
-        preds.append(gb.classes_[np.argmax(raw, axis=1)])
-    _check_ensemble_votes(bank, gb, X, preds)
 
-    yb2 = (yb > 10).astype(int)
-    gb2 = GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0)
-    gb2.fit(Xp, (yp > 10).astype(int))
-    bank = PrefitVoters(gb2).fit(Xb, yb2)
-    preds = [(stage[0].predict(X.astype(np.float32)) > 0).astype(int) for stage in gb2.estimators_]
-    _check_ensemble_votes(bank, gb2, X, preds)
+def test_prefit_boosting_is_refused_or_one_voter(iris):
+    """Gradient boosting is not a majority vote: refused as an ensemble, one voter in a list."""
+    X, y = iris
+    Xp, yp, Xb, yb = X[::2], y[::2], X[1::2], y[1::2]
+    for model in (
+        GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0),
+        HistGradientBoostingClassifier(max_iter=3, random_state=0),
+    ):
+        model.fit(Xp, yp)
+        for passed in (model, FrozenEstimator(model)):
+            with pytest.raises(ValueError, match="not a majority vote"):
+                PrefitVoters(passed).fit(Xb, yb)
+        bank = PrefitVoters([model]).fit(Xb, yb)
+        assert bank.n_voters_ == 1
+        np.testing.assert_array_equal(bank.classes_[bank.votes(X)[:, 0]], model.predict(X))
+
+
+def test_prefit_warns_on_voters_grown_on_the_same_rows():
+    X, y = make_classification(
+        n_samples=1200, n_features=8, n_informative=4, flip_y=0.1, random_state=0
+    )
+    own, other = slice(0, 600), slice(600, 1200)
+    ensembles = [
+        RandomForestClassifier(n_estimators=20, random_state=0),
+        RandomForestClassifier(n_estimators=20, max_depth=3, random_state=0),
+        ExtraTreesClassifier(n_estimators=20, random_state=0),
+        BaggingClassifier(DecisionTreeClassifier(), n_estimators=5, max_samples=0.5,
+                          random_state=0),
+    ]
+    for model in ensembles:
+        model.fit(X[own], y[own])
+        with pytest.warns(SampleReuseWarning, match="NOT a certificate"):
+            PrefitVoters(model).fit(X[own], y[own])
+        with pytest.warns(SampleReuseWarning):
+            PrefitVoters(FrozenEstimator(model)).fit(X[own], y[own])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", SampleReuseWarning)
+            PrefitVoters(model).fit(X[other], y[other])  # other rows of the same size: silent
+    with pytest.warns(SampleReuseWarning):
+        PrefitVoters(list(ensembles[0].estimators_)).fit(X[own], y[own])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SampleReuseWarning)
+        PrefitVoters(ensembles[0]).fit(X[:900], y[:900])  # a superset: another size
 
 
 def test_prefit_clone_keeps_fitted_voters(iris):
@@ -610,7 +784,8 @@ def test_votes_dtype_grows_with_classes():
     X = rng.normal(size=(600, 2))
     y = np.arange(600) % 200
     tree = DecisionTreeClassifier(random_state=0).fit(X, y)
-    bank = PrefitVoters([tree]).fit(X, y)
+    with pytest.warns(SampleReuseWarning):  # grown on these very rows
+        bank = PrefitVoters([tree]).fit(X, y)
     V = bank.votes(X)
     assert V.dtype == np.int16
     np.testing.assert_array_equal(bank.classes_[V[:, 0]], tree.predict(X))

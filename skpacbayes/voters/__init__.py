@@ -11,7 +11,7 @@ All of them derive from :class:`BaseVoters`: ``fit(X, y)``, ``votes(X)`` (class 
 
 from ._base import BaseVoters
 from ._forest import SplitForest
-from ._prefit import PrefitVoters
+from ._prefit import PrefitVoters, SampleReuseWarning
 from ._stumps import StumpBank
 
-__all__ = ["BaseVoters", "PrefitVoters", "SplitForest", "StumpBank"]
+__all__ = ["BaseVoters", "PrefitVoters", "SampleReuseWarning", "SplitForest", "StumpBank"]

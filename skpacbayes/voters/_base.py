@@ -4,7 +4,8 @@ A voter bank turns a feature matrix ``X`` into a vote matrix ``V`` where
 ``V[i, j]`` is the index (into ``classes_``) of the class that voter ``j``
 predicts for example ``i``. It also tells the bound which training examples each
 voter may be evaluated on (all of them for data-independent voters, the other
-half for voters grown on half of the sample).
+half for voters grown on half of the sample, the rows that did not build them for
+stumps built from a few rows).
 """
 
 from numbers import Integral
@@ -66,14 +67,16 @@ class BaseVoters(BaseEstimator):
     example ``i`` (row ``i`` of the ``X`` given to ``fit``) if and only if
     ``sample_groups_[i] != voter_groups_[j]``. Data-independent banks use
     ``voter_groups_ = -1`` and ``sample_groups_ = 0`` (every voter on every
-    example).
+    example); a bank built from some rows marks them (``StumpBank``: voter group 0,
+    sample group 0 on its build rows and 1 elsewhere). Only banks with two groups of
+    voters follow the two-halves protocol (``is_split``).
 
     Examples
     --------
     >>> import numpy as np
     >>> from skpacbayes.voters import BaseVoters, StumpBank
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
-    >>> bank = StumpBank(n_thresholds=1).fit(X, [0, 0, 1, 1])
+    >>> bank = StumpBank(n_thresholds=1, feature_range=(0, 3)).fit(X, [0, 0, 1, 1])
     >>> isinstance(bank, BaseVoters), bank.is_split
     (True, False)
     >>> bank.votes(X)
@@ -94,7 +97,7 @@ class BaseVoters(BaseEstimator):
 
     @property
     def is_split(self):
-        """Whether the voters depend on the training sample (two halves).
+        """Whether the voters follow the two-halves protocol (grown on half of the sample).
 
         Examples
         --------
@@ -127,7 +130,7 @@ class BaseVoters(BaseEstimator):
         >>> import numpy as np
         >>> from skpacbayes.voters import StumpBank
         >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
-        >>> bank = StumpBank(n_thresholds=1).fit(X, ["a", "a", "b", "b"])
+        >>> bank = StumpBank(n_thresholds=1, feature_range=(0, 3)).fit(X, ["a", "a", "b", "b"])
         >>> bank.classes_, bank.n_voters_
         (array(['a', 'b'], dtype='<U1'), 2)
         """
@@ -181,7 +184,7 @@ class BaseVoters(BaseEstimator):
         >>> import numpy as np
         >>> from skpacbayes.voters import StumpBank
         >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
-        >>> bank = StumpBank(n_thresholds=1).fit(X, ["a", "a", "b", "b"])
+        >>> bank = StumpBank(n_thresholds=1, feature_range=(0, 3)).fit(X, ["a", "a", "b", "b"])
         >>> bank.votes(X[:2])
         array([[0, 1],
                [0, 1]], dtype=int8)
@@ -246,8 +249,8 @@ class BaseVoters(BaseEstimator):
         >>> import numpy as np
         >>> from skpacbayes.voters import StumpBank
         >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
-        >>> bank = StumpBank(n_thresholds=1).fit(X, ["a", "a", "b", "b"])
-        >>> mask = bank.evaluation_mask()  # data-independent stumps: every pair
+        >>> bank = StumpBank(n_thresholds=1, feature_range=(0, 3)).fit(X, ["a", "a", "b", "b"])
+        >>> mask = bank.evaluation_mask()  # stumps on a given range: every pair
         >>> mask.shape, bool(mask.all())
         ((4, 2), True)
         """

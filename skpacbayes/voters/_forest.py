@@ -17,6 +17,7 @@ from ._members import _Member, _member_votes_chunk
 __all__ = ["SplitForest"]
 
 _MAX_SEED = np.iinfo(np.int32).max
+_DEFAULT_N_ESTIMATORS = 200
 
 
 def _split_halves(y_encoded, stratify, seed):
@@ -63,16 +64,21 @@ class SplitForest(BaseVoters):
     estimator : object, default=None
         The learner. ``None`` means ``RandomForestClassifier(max_features="sqrt",
         criterion="gini", max_depth=None)``. For a :class:`RandomForestClassifier`
-        or :class:`ExtraTreesClassifier`, one forest of ``n_trees`` trees is fitted
-        on each half (``n_estimators``, ``random_state`` and ``n_jobs`` are set by
-        this class) and its trees are the voters. Any other classifier with
-        ``fit``/``predict`` is cloned once per voter, and each clone is fitted on a
-        bootstrap sample of its half (bagging) with its own ``random_state`` when
-        it has one.
-    n_estimators : int, default=200
-        Total number of voters: ``ceil(n/2)`` on the first half and ``floor(n/2)``
-        on the second (``split="cross"``, needs ``n >= 2``), or all ``n`` on the
-        first half (``split="single"``).
+        or :class:`ExtraTreesClassifier`, one forest is fitted on each half with the
+        given forest's parameters (``max_depth``, ``max_features``, ...) and its trees
+        are the voters; its ``n_estimators`` is the total number of voters (see
+        ``n_estimators``), and ``random_state`` and ``n_jobs`` are set by this class.
+        Any other classifier with ``fit``/``predict`` is cloned once per voter, and
+        each clone is fitted on a bootstrap sample of its half (bagging) with its own
+        ``random_state`` when it has one.
+    n_estimators : int or None, default=None
+        Total number of voters ``n``: ``ceil(n/2)`` on the first half and
+        ``floor(n/2)`` on the second (``split="cross"``, needs ``n >= 2``), or all
+        ``n`` on the first half (``split="single"``). ``None`` means the
+        ``n_estimators`` of ``estimator`` when it is a forest (so that
+        ``SplitForest(RandomForestClassifier(n_estimators=30))`` has 30 trees, 15 per
+        half), and 200 otherwise. Giving both, with different values, raises a
+        ``ValueError``: the number of trees is set in one place.
     split : {"cross", "single"}, default="cross"
         Which protocol (see above).
     stratify : bool, default=False
@@ -99,7 +105,7 @@ class SplitForest(BaseVoters):
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of the features, when ``X`` has string column names.
     n_voters_ : int
-        Number of voters (``n_estimators``).
+        Number of voters (``n_estimators``, or the given forest's ``n_estimators``).
     estimators_ : list of estimators
         The voters, first those of half 0, then those of half 1. They were fitted
         on ENCODED labels: a scikit-learn forest's tree predicts an index into its
@@ -153,7 +159,7 @@ class SplitForest(BaseVoters):
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict"]), None],
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [Interval(Integral, 1, None, closed="left"), None],
         "split": [StrOptions({"cross", "single"})],
         "stratify": ["boolean"],
         "n_jobs": [Integral, None],
@@ -165,7 +171,7 @@ class SplitForest(BaseVoters):
     def __init__(
         self,
         estimator=None,
-        n_estimators=200,
+        n_estimators=None,
         *,
         split="cross",
         stratify=False,
@@ -186,7 +192,11 @@ class SplitForest(BaseVoters):
                 f"SplitForest needs at least 2 samples in each half, i.e. n_samples >= 4; "
                 f"got n_samples={m}."
             )
-        n = int(self.n_estimators)
+        base = self.estimator
+        if base is None:
+            base = RandomForestClassifier(max_features="sqrt", criterion="gini", max_depth=None)
+        forest_mode = isinstance(base, (RandomForestClassifier, ExtraTreesClassifier))
+        n = self._n_voters(base, forest_mode)
         if self.split == "cross":
             if n < 2:
                 raise ValueError(
@@ -204,10 +214,6 @@ class SplitForest(BaseVoters):
         self.sample_groups_ = np.zeros(m, dtype=np.int8)
         self.sample_groups_[idx1] = 1
 
-        base = self.estimator
-        if base is None:
-            base = RandomForestClassifier(max_features="sqrt", criterion="gini", max_depth=None)
-        forest_mode = isinstance(base, (RandomForestClassifier, ExtraTreesClassifier))
         if forest_mode or isinstance(base, BaseDecisionTree):
             _check_float32_range(X, "SplitForest")
 
@@ -249,6 +255,20 @@ class SplitForest(BaseVoters):
         self.n_voters_ = len(estimators)
         self.voter_groups_ = np.asarray(groups, dtype=np.int8)
         self.n_groups_ = 2
+
+    def _n_voters(self, base, forest_mode):
+        """Total number of voters: ``n_estimators``, or the given forest's, never both."""
+        own = self.n_estimators
+        if not (forest_mode and self.estimator is not None):
+            return _DEFAULT_N_ESTIMATORS if own is None else int(own)
+        theirs = int(base.n_estimators)
+        if own is not None and int(own) != theirs:
+            raise ValueError(
+                f"SplitForest got n_estimators={own} and an estimator "
+                f"{type(base).__name__}(n_estimators={theirs}): set the number of trees in "
+                "one place (leave SplitForest's n_estimators at None to use the forest's)."
+            )
+        return theirs
 
     def _validate_X(self, X):
         X = super()._validate_X(X)

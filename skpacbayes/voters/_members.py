@@ -1,16 +1,11 @@
 """Voters that are fitted classifiers ("members"), shared by SplitForest and PrefitVoters.
 
-A member knows how to turn the output of one fitted estimator into GLOBAL class
-indices (indices into the bank's ``classes_``). Three kinds:
-
-* ``_Member``: ``estimator.predict`` returns labels found in ``keys``; label
-  ``keys[i]`` is the global class ``codes[i]``. Optional ``features`` (a column
-  subset, as in BaggingClassifier). Scikit-learn decision trees use a fast path:
-  a per-leaf table of global indices applied to ``tree.apply(X)``; it gives
-  exactly ``predict`` (same argmax, same tie rule).
-* ``_StageMember``: one stage of a GradientBoostingClassifier (regression trees):
-  binary, it votes ``codes[1]`` when the stage's raw increment is > 0; multi-class,
-  the class whose tree has the largest increment.
+A member (``_Member``) knows how to turn the output of one fitted estimator into
+GLOBAL class indices (indices into the bank's ``classes_``): ``estimator.predict``
+returns labels found in ``keys``; label ``keys[i]`` is the global class ``codes[i]``.
+Optional ``features`` (a column subset, as in BaggingClassifier). Scikit-learn
+decision trees use a fast path: a per-leaf table of global indices applied to
+``tree.apply(X)``; it gives exactly ``predict`` (same argmax, same tie rule).
 """
 
 import numpy as np
@@ -76,27 +71,6 @@ class _Member:
             return self.leaf_table[self.estimator.apply(Xt, check_input=False)]
         Xs = X if self.features is None else X[:, self.features]
         return self._lookup(np.asarray(self.estimator.predict(Xs)).ravel())
-
-
-class _StageMember:
-    """One boosting stage (``n_trees`` regression trees) voting for one class."""
-
-    def __init__(self, trees, codes):
-        self.trees = list(trees)
-        self.codes = np.asarray(codes, dtype=np.intp)
-        self.features = None
-
-    @property
-    def uses_tree_input(self):
-        return True
-
-    def predict_codes(self, X, X_tree):
-        raw = [
-            tree.tree_.value[:, 0, 0][tree.apply(X_tree, check_input=False)] for tree in self.trees
-        ]
-        if len(raw) == 1:
-            return self.codes[(raw[0] > 0).astype(np.intp)]
-        return self.codes[np.argmax(np.column_stack(raw), axis=1)]
 
 
 def _fill_votes(members, columns, X, X_tree, out):

@@ -1,36 +1,70 @@
-"""Decision stumps on a grid of thresholds."""
+"""Decision stumps on a grid of thresholds fixed before the rows that certify them."""
 
 from numbers import Integral
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils._param_validation import Interval
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from ._base import BaseVoters
 
 __all__ = ["StumpBank"]
 
+# build_size="auto": a tenth of the rows, at least min(10, m // 2), at most 1000.
+_AUTO_BUILD_MIN = 10
+_AUTO_BUILD_CAP = 1000
+
 
 class StumpBank(BaseVoters):
-    """Decision stumps on evenly spread thresholds of every feature.
+    """Decision stumps on a grid of thresholds of every feature, fixed before the bound's rows.
 
-    For each feature ``d`` with range ``[lo_d, hi_d]`` the bank uses the
-    ``n_thresholds`` interior points of an even grid,
+    For each feature ``d`` the bank takes up to ``n_thresholds`` thresholds ``t`` and, for
+    binary labels, both orientations ``s`` in ``{+1, -1}`` of the stump
+    ``f(x) = s * (+1 if x_d > t else -1)`` (a tie ``x_d == t`` gives ``-s``). The output
+    ``-1`` is ``classes_[0]`` and ``+1`` is ``classes_[1]``; ``votes`` returns the class
+    index ``(f(x) + 1) // 2``.
 
-    ``t_i = lo_d + i * ((hi_d - lo_d) / (n_thresholds + 1))``, ``i = 1..n_thresholds``,
+    Where the thresholds come from:
 
-    and, for binary labels, both orientations ``s`` in ``{+1, -1}`` of the stump
-    ``f(x) = s * (+1 if x_d > t else -1)`` (a tie ``x_d == t`` gives ``-s``). The
-    output ``-1`` is ``classes_[0]`` and ``+1`` is ``classes_[1]``; ``votes``
-    returns the class index ``(f(x) + 1) // 2``.
+    * ``feature_range`` given (known in advance, e.g. ``(0, 255)`` for pixels): the
+      ``n_thresholds`` interior points of an even grid on each ``[lo_d, hi_d]``,
+      ``t_i = lo_d + i * (hi_d - lo_d) / (n_thresholds + 1)``, ``i = 1..n_thresholds``.
+      The stumps depend on no training row, and every row serves the bound.
+    * ``feature_range=None`` (default): ``build_size`` rows, drawn from ``random_state``
+      and the number of rows alone (before any row is read), build the thresholds:
+      the empirical quantiles ``i / (n_thresholds + 1)`` of each feature on those rows
+      (``spacing="quantile"``, default), or the even grid between their minimum and
+      maximum (``spacing="uniform"``). These build rows are then excluded from the
+      bound (``sample_groups_``): the stumps are fixed before the other rows, which
+      alone are used for the weights and the certificate (``certificate_.m`` counts
+      them). See :ref:`theory-stump-bank`.
 
     Parameters
     ----------
     n_thresholds : int, default=10
-        Number of thresholds per feature (``T``).
+        Number of thresholds per feature (``T``; fewer when some coincide).
     feature_range : array-like of shape (2,) or (n_features, 2), default=None
-        ``(min, max)`` of every feature (a pair is used for all features). When
-        None, the range of each feature on the training data is used.
+        ``(min, max)`` of every feature (a pair is used for all features), known
+        without looking at the training data. When None, the thresholds are built from
+        ``build_size`` training rows, which the bound then does not use.
+    build_size : "auto", int or float, default="auto"
+        Number of training rows that build the thresholds when ``feature_range`` is
+        None: an int (rows), a float in ``(0, 1)`` (fraction of the rows, rounded up)
+        or ``"auto"``: ``min(1000, max(m // 10, min(10, m // 2)))`` for ``m`` rows, a
+        tenth of the sample (at least 10 rows when ``m >= 20``, at most 1000). At least
+        one row must remain for the bound. Must be left at ``"auto"`` when
+        ``feature_range`` is given.
+    spacing : {"quantile", "uniform"} or None, default=None
+        How the thresholds are placed when they are built from rows: ``"quantile"``
+        (the default when ``feature_range`` is None) puts them at empirical quantiles,
+        each one a value of the feature on a build row; ``"uniform"`` spreads them
+        evenly between the build rows' minimum and maximum. With ``feature_range`` the
+        grid is even (``None`` or ``"uniform"``; ``"quantile"`` is refused).
+    random_state : int, RandomState instance or None, default=None
+        Draws the build rows (a function of ``random_state`` and the number of rows
+        only; unused with ``feature_range``). The estimators of this package pass their
+        own seed when it is None.
 
     Attributes
     ----------
@@ -43,10 +77,14 @@ class StumpBank(BaseVoters):
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of the features, when ``X`` has string column names.
     feature_range_ : ndarray of shape (n_features_in_, 2)
-        The ``(min, max)`` used for each feature.
+        The ``(min, max)`` of each feature: ``feature_range``, or the build rows'
+        minimum and maximum.
     thresholds_ : ndarray of shape (n_features_in_, n_thresholds)
-        The grid of each feature. Rows of features that produce no voter
-        (``min == max``) are NaN.
+        The distinct thresholds of each feature, increasing, padded with NaN. A row of
+        NaN is a feature that produces no voter.
+    build_indices_ : ndarray of shape (n_build,)
+        Sorted rows (of the ``X`` given to ``fit``) that built the thresholds; empty
+        when ``feature_range`` is given.
     n_voters_ : int
         Number of stumps.
     stump_features_ : ndarray of shape (n_voters_,)
@@ -60,11 +98,14 @@ class StumpBank(BaseVoters):
         Class index voted by each stump when ``x_d <= t`` (column 0) and when
         ``x_d > t`` (column 1).
     voter_groups_ : ndarray of shape (n_voters_,)
-        All ``-1``: the stumps do not depend on the training examples.
+        All ``0`` when built from rows (the stumps depend on the build rows), all
+        ``-1`` with ``feature_range``.
     sample_groups_ : ndarray of shape (n_fit_samples,)
-        All ``0``: every stump may be evaluated on every training example.
+        ``0`` on the build rows and ``1`` elsewhere (all ``0`` with ``feature_range``).
+        A stump may be evaluated on row ``i`` iff ``sample_groups_[i] !=
+        voter_groups_[j]``: never on a build row.
     n_groups_ : int
-        Always 1.
+        Always 1 (one group of voters: this is not the two-halves protocol).
 
     See Also
     --------
@@ -73,42 +114,41 @@ class StumpBank(BaseVoters):
 
     Notes
     -----
-    **Data independence.** PAC-Bayes bounds assume that the voters are fixed
-    before the training sample is seen. With ``feature_range`` given (e.g.
-    ``(0, 1)`` for pixel intensities, or a range known from the data source),
-    the stumps depend on nothing but the number of features and the labels'
-    names, and the bound holds exactly as stated. With ``feature_range=None``
-    the grid uses the minimum and maximum of the training data, as in the
-    reference paper: this is a mild data dependence (two order statistics per
-    feature) which the bound does not account for.
+    **Data independence.** PAC-Bayes bounds assume that the voters and the prior are
+    fixed before the rows that evaluate them (assumption (A2), :ref:`theory-guarantee`).
+    Thresholds taken from the range or the quantiles of all the training rows would
+    break it; thresholds built on a part of the sample chosen independently of the data
+    are fixed given that part, and the rest of the sample is a fresh i.i.d. sample for
+    them (:ref:`theory-stump-bank`). The price is ``build_size`` rows fewer in the
+    bound.
 
-    **Degenerate features.** A feature with ``min == max`` produces no stump (all
-    its stumps would be constant), and thresholds that coincide after rounding
-    are kept once, so the bank never contains duplicate voters. When
-    ``feature_range`` is given, which features produce stumps depends only on
-    ``feature_range``, never on the data. If no feature produces a stump, ``fit``
-    raises a ``ValueError``.
+    **Degenerate features.** A feature that is constant (over the build rows, or in
+    ``feature_range``) produces no stump, a quantile equal to the build rows' maximum
+    is dropped (its stumps would be constant on the build rows), and thresholds that
+    coincide are kept once, so the bank never contains two stumps with the same
+    feature, threshold and orientation. If no feature produces a stump, ``fit`` raises
+    a ``ValueError``.
 
     **Multi-class labels (k > 2).** A hard vote must name one class on each side
     of the threshold, so each stump is given an ordered pair of distinct classes
     ``(a, b)``: it votes ``b`` when ``x_d > t`` and ``a`` otherwise. All ``k (k - 1)``
     ordered pairs are used, i.e. both orientations of each one-vs-one pair
     ``{a, b}``: orientation ``s = +1`` votes the larger index above the threshold,
-    ``s = -1`` the smaller. This one-vs-one construction does not look at the data,
+    ``s = -1`` the smaller. This one-vs-one construction does not look at the labels,
     every stump is a genuine separator between two classes, and the posterior can
     express any per-class score on each side of each threshold. For ``k = 2`` it is
     exactly the binary bank above. The number of voters is
 
-    ``n_voters_ = n_active_features * n_unique_thresholds * k * (k - 1)``
+    ``n_voters_ = n_distinct_thresholds * k * (k - 1)``
 
-    (``2 * d * T`` for binary labels), and the vote matrix takes
+    (at most ``2 * d * T`` for binary labels), and the vote matrix takes
     ``n_samples * n_voters_`` bytes for ``k <= 127``. It grows as ``k**2``: for
     many classes or many features prefer :class:`SplitForest`.
 
-    **Order of the voters.** Blocks of ``n_active_features * n_unique_thresholds``
-    stumps, one block per (orientation, pair): first all ``s = +1`` blocks, then
-    all ``s = -1`` blocks, pairs ``a < b`` in lexicographic order; inside a block,
-    by feature then increasing threshold.
+    **Order of the voters.** Blocks of ``n_distinct_thresholds`` (feature, threshold)
+    pairs, one block per (orientation, pair): first all ``s = +1`` blocks, then all
+    ``s = -1`` blocks, pairs ``a < b`` in lexicographic order; inside a block, by
+    feature then increasing threshold.
 
     Examples
     --------
@@ -116,7 +156,7 @@ class StumpBank(BaseVoters):
     >>> from skpacbayes.voters import StumpBank
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
     >>> y = np.array(["no", "no", "yes", "yes"])
-    >>> bank = StumpBank(n_thresholds=2).fit(X, y)
+    >>> bank = StumpBank(n_thresholds=2, feature_range=(0, 3)).fit(X, y)
     >>> bank.thresholds_
     array([[1., 2.]])
     >>> bank.stump_signs_
@@ -129,33 +169,43 @@ class StumpBank(BaseVoters):
     >>> bank.classes_[bank.votes([[2.5]])]
     array([['yes', 'yes', 'no', 'no']], dtype='<U3')
 
-    Data-independent grid over a known range:
+    By default the thresholds are quantiles of a few rows drawn from the seed, and the
+    bound does not use those rows:
 
-    >>> StumpBank(n_thresholds=3, feature_range=(0, 1)).fit(X, y).thresholds_
-    array([[0.25, 0.5 , 0.75]])
+    >>> X = np.arange(40.0).reshape(-1, 1)
+    >>> bank = StumpBank(n_thresholds=3, random_state=0).fit(X, np.arange(40) >= 20)
+    >>> bank.build_indices_.size, int(bank.evaluation_mask().any(axis=1).sum())
+    (10, 30)
     """
 
     _parameter_constraints: dict = {
         "n_thresholds": [Interval(Integral, 1, None, closed="left")],
         "feature_range": ["array-like", None],
+        "build_size": [
+            StrOptions({"auto"}),
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="neither"),
+        ],
+        "spacing": [StrOptions({"quantile", "uniform"}), None],
+        "random_state": ["random_state"],
     }
 
-    def __init__(self, n_thresholds=10, feature_range=None):
+    def __init__(
+        self,
+        n_thresholds=10,
+        feature_range=None,
+        *,
+        build_size="auto",
+        spacing=None,
+        random_state=None,
+    ):
         self.n_thresholds = n_thresholds
         self.feature_range = feature_range
+        self.build_size = build_size
+        self.spacing = spacing
+        self.random_state = random_state
 
-    def _ranges(self, X):
-        n_features = X.shape[1]
-        if self.feature_range is None:
-            if X.shape[0] == 0:  # pragma: no cover - validate_data forbids it
-                raise ValueError("StumpBank needs at least one sample.")
-            if sparse.issparse(X):
-                lo = np.asarray(X.min(axis=0).toarray(), dtype=np.float64).ravel()
-                hi = np.asarray(X.max(axis=0).toarray(), dtype=np.float64).ravel()
-            else:
-                lo = np.asarray(X.min(axis=0), dtype=np.float64)
-                hi = np.asarray(X.max(axis=0), dtype=np.float64)
-            return lo, hi
+    def _given_ranges(self, n_features):
         try:
             rng = np.asarray(self.feature_range, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -178,12 +228,9 @@ class StumpBank(BaseVoters):
             )
         return rng[:, 0].copy(), rng[:, 1].copy()
 
-    def _fit(self, X, y_encoded):
+    def _even_grid(self, lo, hi):
+        """``n_thresholds`` interior points of an even grid on each ``[lo, hi]`` (NaN if empty)."""
         n_thr = int(self.n_thresholds)
-        k = self.n_classes_
-        lo, hi = self._ranges(X)
-        self.feature_range_ = np.column_stack([lo, hi])
-
         i = np.arange(1, n_thr + 1)[None, :]
         with np.errstate(over="ignore", invalid="ignore"):
             step = (hi - lo) / (n_thr + 1)
@@ -194,20 +241,89 @@ class StumpBank(BaseVoters):
         if np.any(huge):
             lo2, hi2 = lo[huge] / 2, hi[huge] / 2
             grid[huge] = 2 * (lo2[:, None] + i * ((hi2 - lo2) / (n_thr + 1))[:, None])
-        active = hi > lo
-        grid[~active] = np.nan
-        self.thresholds_ = grid
+        grid[~(hi > lo)] = np.nan
+        return grid
+
+    def _quantile_grid(self, X_build):
+        """Empirical quantiles ``i / (n_thresholds + 1)`` of each feature on the build rows.
+
+        Every threshold is a value taken by the feature on a build row, strictly below the
+        feature's largest build value (so that no stump is constant on the build rows).
+        """
+        n_thr = int(self.n_thresholds)
+        levels = np.arange(1, n_thr + 1) / (n_thr + 1)
+        grid = np.quantile(X_build, levels, axis=0, method="inverted_cdf").T
+        grid[grid >= X_build.max(axis=0)[:, None]] = np.nan
+        return grid
+
+    def _build_rows(self, m):
+        """Row indices of the build sample: a function of ``random_state`` and ``m`` only."""
+        size = self.build_size
+        if isinstance(size, str):  # "auto"
+            n_build = min(_AUTO_BUILD_CAP, max(m // 10, min(_AUTO_BUILD_MIN, m // 2)))
+        elif isinstance(size, Integral):
+            n_build = int(size)
+        else:
+            n_build = int(np.ceil(float(size) * m))
+        if not 1 <= n_build <= m - 1:
+            raise ValueError(
+                f"StumpBank builds its thresholds from build_size={size!r} training rows "
+                f"({n_build} of n_samples={m}) and certifies on the others: it needs "
+                "1 <= build rows <= n_samples - 1. Give more samples, a smaller build_size, "
+                "or a data-independent feature_range."
+            )
+        rng = check_random_state(self.random_state)
+        return np.sort(rng.permutation(m)[:n_build])
+
+    def _fit(self, X, y_encoded):
+        n_thr = int(self.n_thresholds)
+        k = self.n_classes_
+        m, n_features = X.shape
+        if self.feature_range is not None:
+            for name, bad in (
+                ("build_size", not isinstance(self.build_size, str)),
+                ("spacing", self.spacing == "quantile"),
+            ):
+                if bad:
+                    raise ValueError(
+                        f"StumpBank: {name}={getattr(self, name)!r} applies only when the "
+                        "thresholds are built from training rows (feature_range=None); with "
+                        "a feature_range the grid is even over the given range. Leave "
+                        f"{name} at its default."
+                    )
+            lo, hi = self._given_ranges(n_features)
+            grid = self._even_grid(lo, hi)
+            build = np.empty(0, dtype=np.intp)
+        else:
+            build = self._build_rows(m)
+            X_build = X[build]
+            if sparse.issparse(X_build):
+                X_build = X_build.toarray()
+            X_build = np.asarray(X_build, dtype=np.float64)
+            lo, hi = X_build.min(axis=0), X_build.max(axis=0)
+            if (self.spacing or "quantile") == "quantile":
+                grid = self._quantile_grid(X_build)
+            else:
+                grid = self._even_grid(lo, hi)
+        self.feature_range_ = np.column_stack([lo, hi])
+        self.build_indices_ = build
 
         features, thresholds = [], []
-        for f in np.flatnonzero(active):
-            uniq = np.unique(grid[f])
+        padded = np.full((n_features, n_thr), np.nan)
+        for f in range(n_features):
+            uniq = np.unique(grid[f][~np.isnan(grid[f])])
+            if uniq.size == 0:
+                continue
+            padded[f, : uniq.size] = uniq
             features.append(np.full(uniq.size, f, dtype=np.intp))
             thresholds.append(uniq)
         if not features:
+            where = "in feature_range" if self.feature_range is not None else "on the build rows"
             raise ValueError(
-                "StumpBank: every feature has min == max (over the training data, or in "
-                "feature_range), so no stump can be built."
+                f"StumpBank: every feature is constant {where} (min == max), so no stump "
+                "can be built."
             )
+        self.thresholds_ = padded
         feat = np.concatenate(features)
         thr = np.concatenate(thresholds)
         n_ft = feat.size
@@ -219,7 +335,7 @@ class StumpBank(BaseVoters):
         self._blocks = np.column_stack([below, above]).astype(np.intp)
         self._ft_features = feat
         self._ft_thresholds = thr
-        self._active_features = np.flatnonzero(active)
+        self._active_features = np.unique(feat)
         self._ft_offsets = np.concatenate([[0], np.cumsum([a.size for a in thresholds])])
 
         self.n_voters_ = n_blocks * n_ft
@@ -227,8 +343,14 @@ class StumpBank(BaseVoters):
         self.stump_thresholds_ = np.tile(thr, n_blocks)
         self.stump_signs_ = np.repeat(np.where(above > below, 1, -1).astype(np.int8), n_ft)
         self.stump_votes_ = np.repeat(self._blocks, n_ft, axis=0)
-        self.voter_groups_ = np.full(self.n_voters_, -1, dtype=np.int8)
-        self.sample_groups_ = np.zeros(X.shape[0], dtype=np.int8)
+        # Evaluation rule (BaseVoters): voter j on row i iff sample_groups_[i] != voter_groups_[j].
+        self.sample_groups_ = np.ones(m, dtype=np.int8)
+        if build.size:  # built from rows: one group of voters, never evaluated on them
+            self.voter_groups_ = np.zeros(self.n_voters_, dtype=np.int8)
+            self.sample_groups_[build] = 0
+        else:  # data-independent: every voter on every row
+            self.voter_groups_ = np.full(self.n_voters_, -1, dtype=np.int8)
+            self.sample_groups_[:] = 0
         self.n_groups_ = 1
 
     def _row_bytes(self, X):
