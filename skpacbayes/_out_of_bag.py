@@ -257,7 +257,8 @@ def _certify(estimator, bank, votes, y_idx, stat, natural, n_classes):
     if stat == "tandem":
         pair = counts["pair_sizes"]
         details["r2"] = int(pair.min())
-        details["mean_pair_oob_size"] = float(pair.mean())
+        off_diagonal = pair[~np.eye(n, dtype=bool)]
+        details["mean_pair_oob_size"] = float(off_diagonal.mean() if n > 1 else pair.mean())
     certificate = Certificate(
         bound=estimator._bound_name,
         posterior="categorical",

@@ -1,15 +1,19 @@
 """Out-of-bag voter banks and their first-order / tandem certificates."""
 
 import math
+import pickle
 
 import mpmath
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator, ClassifierMixin
+from scipy import sparse
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.datasets import load_breast_cancer, load_iris, make_classification
 from sklearn.ensemble import BaggingClassifier, ExtraTreesClassifier, RandomForestClassifier
+from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skpacbayes import (
     BinomialBoundClassifier,
@@ -221,12 +225,41 @@ def test_bagging_parameters_are_honoured(binary):
     assert bank.votes(X).shape == (len(y), 4)
 
 
-def test_balanced_subsample_uses_in_bag_rows_only(binary):
+def _fitted_state(est):
+    if hasattr(est, "tree_"):
+        t = est.tree_
+        return [t.feature, t.threshold, t.value]
+    return [est.coef_, est.intercept_]
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        None,
+        RandomForestClassifier(n_estimators=4, class_weight="balanced_subsample", max_depth=4),
+        BaggingClassifier(LogisticRegression(), n_estimators=4, max_features=3),
+        BaggingClassifier(n_estimators=4, max_samples=0.4, bootstrap=False),
+    ],
+)
+def test_a_member_does_not_depend_on_its_out_of_bag_rows(binary, estimator):
+    """Scrambling voter 0's out-of-bag rows (features and labels) leaves voter 0 unchanged."""
     X, y = binary
-    Xr = np.column_stack([np.arange(len(y)), X])
-    rf = RandomForestClassifier(n_estimators=3, class_weight="balanced_subsample", bootstrap=True)
-    bank = OutOfBagVoters(rf, random_state=0).fit(Xr, y)
-    assert bank.n_voters_ == 3
+    n_estimators = 4 if estimator is None else None
+    a = OutOfBagVoters(estimator, n_estimators=n_estimators, random_state=0).fit(X, y)
+    oob = a.evaluation_mask()[:, 0]
+    rng = np.random.RandomState(0)
+    X2, y2 = X.copy(), y.copy()
+    X2[oob] = rng.normal(size=(oob.sum(), X.shape[1]))
+    y2[oob] = rng.randint(0, 2, oob.sum())
+    b = OutOfBagVoters(estimator, n_estimators=n_estimators, random_state=0).fit(X2, y2)
+
+    def same(e, f):
+        pairs = zip(_fitted_state(e), _fitted_state(f), strict=True)
+        return all(np.array_equal(u, v) for u, v in pairs)
+
+    assert same(a.estimators_[0], b.estimators_[0])
+    # the other members did see some of these rows
+    assert not all(same(e, f) for e, f in zip(a.estimators_[1:], b.estimators_[1:], strict=True))
 
 
 @pytest.mark.parametrize(
@@ -305,3 +338,41 @@ def test_reproducible_and_parallel(binary):
     ).fit(X, y)
     assert a.bound_ == b.bound_
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+def test_bank_pickles_clones_and_refuses_unfitted_use(binary):
+    X, y = binary
+    bank = OutOfBagVoters(n_estimators=3, random_state=0)
+    with pytest.raises(NotFittedError):
+        bank.votes(X)
+    with pytest.raises(NotFittedError):
+        bank.evaluation_mask()
+    bank.fit(X, y)
+    restored = pickle.loads(pickle.dumps(bank))
+    np.testing.assert_array_equal(restored.votes(X), bank.votes(X))
+    np.testing.assert_array_equal(restored.evaluation_mask(), bank.evaluation_mask())
+    assert clone(bank).get_params() == bank.get_params()
+    with pytest.raises(ValueError, match="voter must be"):
+        bank.in_bag_indices(3)
+
+
+def test_sparse_input(binary):
+    X, y = binary
+    Xs = sparse.csr_matrix(np.where(np.abs(X) > 1, X, 0.0))
+    dense = OutOfBagVoters(n_estimators=4, random_state=0).fit(Xs.toarray(), y)
+    sparse_bank = OutOfBagVoters(n_estimators=4, random_state=0).fit(Xs, y)
+    np.testing.assert_array_equal(dense.votes(Xs.toarray()), sparse_bank.votes(Xs))
+
+
+@parametrize_with_checks(
+    [
+        FirstOrderBoundClassifier(
+            voters=OutOfBagVoters(n_estimators=10), max_epochs=3, random_state=0
+        ),
+        SecondOrderBoundClassifier(
+            voters=OutOfBagVoters(n_estimators=10), max_epochs=3, random_state=0
+        ),
+    ]
+)
+def test_sklearn_checks_with_out_of_bag_voters(estimator, check):
+    check(estimator)

@@ -9,7 +9,6 @@ from sklearn.ensemble import BaggingClassifier, ExtraTreesClassifier, RandomFore
 from sklearn.tree import BaseDecisionTree, DecisionTreeClassifier, ExtraTreeClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
@@ -105,7 +104,9 @@ def _fit_member(
     else:
         rows = idx
     if balanced:  # class_weight="balanced_subsample": from the in-bag labels (and counts) only
-        cw = compute_sample_weight("balanced", y, indices=idx)[rows]
+        present, counts = np.unique(y[idx], return_counts=True)
+        per_class = idx.size / (present.size * counts)
+        cw = per_class[np.searchsorted(present, y[rows])]
         weight = cw if weight is None else weight * cw
     Xb = X[rows] if features is None else X[rows][:, features]
     if weight is None:
