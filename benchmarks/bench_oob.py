@@ -7,7 +7,8 @@ Usage::
 
 For each data set and seed: a stratified 80/20 split (``random_state=seed``), an
 :class:`~skpacbayes.voters.OutOfBagVoters` bank of ``n_estimators`` trees grown once on the
-training split per sampling scheme (``subF``: a subsample of a fraction F of the rows without
+training split per sampling scheme (``default``: ``OutOfBagVoters``' defaults, a subsample of
+half the rows without replacement; ``subF``: a subsample of a fraction F of the rows without
 replacement; ``bootF``: a bootstrap of F m draws), certified by
 :class:`~skpacbayes.FirstOrderBoundClassifier` (FO) and
 :class:`~skpacbayes.SecondOrderBoundClassifier` (SO, tandem), both with the Categorical
@@ -40,6 +41,8 @@ MVB = {
 
 
 def _bank(scheme, n_estimators, seed):
+    if scheme == "default":
+        return OutOfBagVoters(n_estimators=n_estimators, random_state=seed)
     kind = "sub" if scheme.startswith("sub") else "boot"
     fraction = float(scheme[len(kind) :])
     if kind == "sub":
@@ -50,7 +53,7 @@ def _bank(scheme, n_estimators, seed):
         return OutOfBagVoters(
             n_estimators=n_estimators, max_samples=fraction, bootstrap=True, random_state=seed
         )
-    raise ValueError(f"unknown scheme {scheme!r} (use subF or bootF)")
+    raise ValueError(f"unknown scheme {scheme!r} (use default, subF or bootF)")
 
 
 def run(name, data_home, seeds, n_estimators, schemes):
@@ -99,7 +102,7 @@ def main():
     parser.add_argument("--datasets", nargs="+", default=["svmguide1", "phishing", "pendigits"])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--n-estimators", type=int, default=100)
-    parser.add_argument("--schemes", nargs="+", default=["sub0.5"])
+    parser.add_argument("--schemes", nargs="+", default=["default"])
     parser.add_argument("--data-home", default="/work/shared/datasets")
     args = parser.parse_args()
 
