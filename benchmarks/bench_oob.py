@@ -110,6 +110,10 @@ def main():
         f"Out-of-bag bounds, {args.n_estimators} trees, 80/20 stratified splits, mean of "
         f"{args.seeds} seeds; bound / test error in %; r, r2 as fractions of the training rows."
     )
+    print(
+        "Targets: OOB FO bound < mvb FO, OOB SO bound < mvb TND (strictly, on the printed "
+        "means); deployed vote's test error <= RF test + 0.5 point."
+    )
     header = (
         "| data | scheme | OOB FO | OOB SO | uniform vote test | RF test | mvb FO | mvb TND | "
         "r | r2 | fit s (bank + FO + SO) | targets |"
@@ -131,15 +135,15 @@ def main():
             r2 = np.mean([r["SO"][2] for r in seeds])
             fit = np.mean([r["bank_time"] + r["FO"][3] + r["SO"][3] for r in seeds])
             if mvb:
-                ok = (
-                    fo_b < mvb["FO"][0]
-                    and so_b < mvb["TND"][0]
-                    and fo_t <= rf_test + 0.5
-                    and so_t <= rf_test + 0.5
+                checks = (
+                    ("FO bound", fo_b < mvb["FO"][0]),
+                    ("SO bound", so_b < mvb["TND"][0]),
+                    ("FO test", fo_t <= rf_test + 0.5),
+                    ("SO test", so_t <= rf_test + 0.5),
                 )
                 ref = f"{mvb['FO'][0]:.1f} / {mvb['FO'][1]:.1f} | {mvb['TND'][0]:.1f} / "
                 ref += f"{mvb['TND'][1]:.1f}"
-                target = "met" if ok else "MISSED"
+                target = ", ".join(f"{what} {'met' if ok else 'MISSED'}" for what, ok in checks)
             else:
                 ref, target = "n/a | n/a", "n/a"
             print(
