@@ -184,7 +184,7 @@ def test_training_lowers_the_bound_below_the_uniform_vote(binary):
     assert trained.bound_ < uniform.bound_
 
 
-def test_multiclass(binary):
+def test_multiclass():
     X, y = load_iris(return_X_y=True)
     for cls in (FirstOrderBoundClassifier, SecondOrderBoundClassifier):
         clf = cls(voters=OutOfBagVoters(n_estimators=10), random_state=0).fit(X, y)
