@@ -13,7 +13,9 @@ distribution the classifier is evaluated on; the prior and the voter bank are
 fixed before the sample is seen (data-independent stumps with a user-given
 ``feature_range``, voters fitted on other data), or the voters follow the
 two-halves protocol of :class:`~skpacbayes.voters.SplitForest` (each voter is
-only evaluated on the half it was not grown on); the training data is not
+only evaluated on the half it was not grown on) or the out-of-bag protocol of
+:class:`~skpacbayes.voters.OutOfBagVoters` (each voter only evaluated on the rows
+left out of its bootstrap or subsample, drawn without looking at the data); the training data is not
 reused for anything else that is reported with the same ``delta``. See the
 theory page of the documentation.
 """
@@ -146,7 +148,10 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     voters : voter bank or None, default=None
         A :mod:`skpacbayes.voters` object (cloned at fit). ``None`` uses
         ``StumpBank()`` for binary tasks and ``SplitForest()`` for multi-class
-        tasks.
+        tasks. An :class:`~skpacbayes.voters.OutOfBagVoters` bank (the full
+        bagged ensemble) is certified by :class:`FirstOrderBoundClassifier` and
+        :class:`SecondOrderBoundClassifier` with ``posterior="categorical"``;
+        the other combinations raise a ``ValueError``.
     posterior : {"categorical", "dirichlet", "gaussian"}, default="categorical"
         Posterior family over the voters' weights. Combinations that do not
         give a certificate raise a ``ValueError`` naming the valid ones.
@@ -357,6 +362,11 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         voter_seed, torch_seed = (int(s) for s in rng.randint(np.iinfo(np.int32).max, size=2))
 
         voters = self._make_voters(classes.shape[0], voter_seed)
+        out_of_bag = getattr(voters, "is_out_of_bag", False)
+        if out_of_bag:  # one row set per voter: the out-of-bag bounds (theory-out-of-bag)
+            from skpacbayes._out_of_bag import check_out_of_bag
+
+            check_out_of_bag(self)  # before growing the voters
         voters.fit(X, y)
         self.classes_ = np.asarray(voters.classes_)
         y_idx = np.searchsorted(self.classes_, y)
@@ -367,17 +377,25 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
                 f"{sorted(set(np.unique(y)) - set(self.classes_))}."
             )
         n_classes = self.classes_.shape[0]
-        groups = _evaluation_groups(voters)
-        split = len(groups) > 1
-        self._check_combination(n_classes, split)
+        if out_of_bag:
+            self._check_combination(n_classes, True)
+        else:
+            groups = _evaluation_groups(voters)
+            self._check_combination(n_classes, len(groups) > 1)
         self.voters_ = voters
         self.n_classes_ = n_classes
         votes = voters.votes(X)
 
-        from skpacbayes._fitting import fit_posteriors
+        if out_of_bag:
+            from skpacbayes._out_of_bag import fit_out_of_bag
 
-        fitted = fit_posteriors(self, votes, y_idx, groups, torch_seed)
-        self.groups_ = [(g.voters, g.samples) for g in groups]
+            fitted = fit_out_of_bag(self, voters, votes, y_idx, torch_seed)
+            self.groups_ = [(np.arange(votes.shape[1]), np.arange(votes.shape[0]))]
+        else:
+            from skpacbayes._fitting import fit_posteriors
+
+            fitted = fit_posteriors(self, votes, y_idx, groups, torch_seed)
+            self.groups_ = [(g.voters, g.samples) for g in groups]
         self.posterior_params_ = fitted.natural
         self.mixture_weights_ = fitted.mixture_weights
         self.weights_ = fitted.vote_weights
@@ -591,6 +609,14 @@ class _EvaluationGroup:
 
 def _evaluation_groups(voters):
     """Split the vote matrix into the halves of SPEC 3.6 (one group if not split)."""
+    if getattr(voters, "is_out_of_bag", False):
+        raise ValueError(
+            "This estimator evaluates voters on two halves or on every example and cannot "
+            "use an out-of-bag voter bank (OutOfBagVoters), whose voters may each only be "
+            "evaluated on their own out-of-bag rows. Use FirstOrderBoundClassifier("
+            "posterior='categorical') or SecondOrderBoundClassifier(posterior='categorical') "
+            "with it."
+        )
     voter_groups = np.asarray(voters.voter_groups_)
     sample_groups = np.asarray(voters.sample_groups_)
     labels = np.unique(voter_groups)
@@ -648,6 +674,12 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     Valid because the deployed vote errs only where the stochastic loss is at
     least 1/2 (SPEC (F1)), so its risk is at most twice the Gibbs risk.
 
+    With ``voters=OutOfBagVoters(...)`` (Categorical posterior only) the vote
+    of ALL the members, each grown on much of the sample, is certified by the
+    out-of-bag first-order bound: each member's error is estimated on the rows
+    it was not fitted on, and ``m`` is the smallest out-of-bag set
+    (:ref:`theory-out-of-bag`).
+
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
@@ -676,7 +708,10 @@ class SecondOrderBoundClassifier(MajorityVoteClassifier):
     """Majority vote certified by the second-order (tandem) bound.
 
     ``bound_ = 4 kl^-1(mean r^2, (2 KL + ln(2 sqrt(m) / delta)) / m)``
-    (SPEC 3.3, 3.6).
+    (SPEC 3.3, 3.6). With ``voters=OutOfBagVoters(...)`` (Categorical posterior
+    only), the out-of-bag tandem bound of the vote of ALL the members: each pair
+    of members is evaluated on the rows out of bag for both, and ``m`` is the
+    smallest such set (:ref:`theory-out-of-bag`; Masegosa et al., 2020).
 
     Parameters
     ----------
