@@ -123,6 +123,6 @@ def test_selection_tag_follows_its_candidates():
 
 def test_stump_bank_on_sparse_input_matches_dense():
     X, y = _binary()
-    dense = StumpBank().fit(X, y)
-    sp = StumpBank().fit(sparse.csr_matrix(X), y)
+    dense = StumpBank(random_state=0).fit(X, y)
+    sp = StumpBank(random_state=0).fit(sparse.csr_matrix(X), y)
     np.testing.assert_array_equal(sp.votes(sparse.csr_matrix(X)), dense.votes(X))
