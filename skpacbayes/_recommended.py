@@ -26,6 +26,8 @@ from skpacbayes.classifiers import (
     BinomialBoundClassifier,
     FirstOrderBoundClassifier,
     SecondOrderBoundClassifier,
+    _TorchDevice,
+    _VotersParamsMixin,
     resolve_voters,
     validate_training_data,
 )
@@ -40,7 +42,7 @@ _BOUNDS = {
 }
 
 
-class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
+class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator):
     """A majority vote of trees with the tightest certificate we know how to give.
 
     The voters are a split forest (each half's trees are trained on one half
@@ -85,7 +87,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         Mini-batch size of the trained candidates.
     learning_rate : float, default=0.1
         Adam learning rate of the trained candidates.
-    device : str, default="cpu"
+    device : str or torch.device, default="cpu"
         Torch device used for training (the certificate is computed in
         float64 on CPU).
     random_state : int, RandomState instance or None, default=None
@@ -152,7 +154,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         "delta": [Interval(Real, 0, 1, closed="right")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "device": [str],
+        "device": [str, _TorchDevice],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
         "verbose": ["verbose"],
