@@ -93,7 +93,7 @@ class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator
     random_state : int, RandomState instance or None, default=None
         Seeds the voters and the training.
     n_jobs : int or None, default=None
-        Parallel jobs for fitting the default forest.
+        Parallel jobs (joblib) for fitting the default forest and the candidates.
     verbose : int, default=0
         Print one line per candidate when > 0.
 
@@ -250,7 +250,9 @@ class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator
         default = SplitForest(n_estimators=200)
         self.voters_ = resolve_voters(self.voters, default, seed, self.n_jobs).fit(X, y)
         candidates = self._candidates(FrozenEstimator(self.voters_), seed)
-        self.selector_ = BoundSelectionClassifier(candidates, delta=self.delta).fit(X, y)
+        self.selector_ = BoundSelectionClassifier(
+            candidates, delta=self.delta, n_jobs=self.n_jobs
+        ).fit(X, y)
         self.candidates_ = [
             {
                 "kind": "holdout" if isinstance(est, HoldOutBoundClassifier) else "gaussian",

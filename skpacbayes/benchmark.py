@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split
+from sklearn.utils.parallel import Parallel, delayed
 
 from skpacbayes import _reference
 from skpacbayes._holdout import HoldOutBoundClassifier

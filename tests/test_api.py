@@ -137,3 +137,16 @@ def test_voter_parameters_with_default_voters_give_a_clear_error():
         est.set_params(voters__n_thresholds=3)
     with pytest.raises(ValueError, match=r"voters__n_thresholds"):
         GridSearchCV(est, {"voters__n_thresholds": [2, 5]}, cv=2, error_score="raise").fit(X, y)
+
+
+def test_votes_in_place_under_a_process_backend():
+    """Threads filling the vote matrix in place must stay threads under any joblib backend."""
+    from joblib import parallel_config
+
+    from skpacbayes.voters import SplitForest
+
+    X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    forest = SplitForest(n_estimators=4, random_state=0, n_jobs=2).fit(X, y)
+    ref = SplitForest(n_estimators=4, random_state=0).fit(X, y).votes(X)
+    with parallel_config(backend="loky"):
+        np.testing.assert_array_equal(forest.votes(X), ref)
