@@ -242,3 +242,25 @@ def test_plot_names_in_a_legend_without_overlap(tmp_path):
         for b in boxes[i + 1 :]:
             assert not a.overlaps(b)
     np.testing.assert_allclose(ax.get_xlim(), ax.get_ylim())
+
+
+def test_demo_arguments(monkeypatch, capsys):
+    """The no-argument demo runs compare with the demo settings, the recommended row included."""
+    seen = {}
+
+    def fake_compare(dataset, **kwargs):
+        seen.update(kwargs, dataset=dataset)
+        rows = [
+            dict(dataset=dataset, seed=0, method="Vote", posterior=p, bound=0.3, test_error=0.1,
+                 train_error=0.05, fit_time=1.0, n_iter=3, delta=0.05, chosen="gaussian")
+            for p in ("gaussian", "best")
+        ]
+        return CompareResult(dataset, rows, {"seeds": 1, "delta": 0.05})
+
+    monkeypatch.setattr(benchmark, "compare", fake_compare)
+    assert main([]) == 0
+    assert seen["dataset"] == "breast_cancer" and seen["seeds"] == 1
+    assert "gaussian" in seen["posteriors"]  # the Vote row (CertifiedVoteClassifier) needs it
+    assert seen["methods"] is None  # every method
+    captured = capsys.readouterr()
+    assert "| Vote |" in captured.out and "CertifiedVoteClassifier" in captured.err
