@@ -34,7 +34,7 @@ from skpacbayes.classifiers import (
 )
 from skpacbayes.datasets import fetch_dataset
 
-__all__ = ["METHODS", "CompareResult", "compare", "format_table"]
+__all__ = ["METHODS", "CompareResult", "compare", "format_table", "upgrade_result"]
 
 #: method name (the bound's name in ``certificate_.bound``) -> estimator class
 METHODS = {
