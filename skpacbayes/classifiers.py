@@ -146,6 +146,32 @@ class _VotersParamsMixin:
     """
 
     def set_params(self, **params):
+        """Set the parameters of this estimator, ``voters__...`` included.
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters; ``voters__name`` sets ``name`` on the voter bank.
+
+        Returns
+        -------
+        self : estimator
+            This estimator.
+
+        Raises
+        ------
+        ValueError
+            If a ``voters__...`` parameter is given while ``voters`` is None (the default
+            bank only exists inside ``fit``): pass the bank explicitly instead.
+
+        Examples
+        --------
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes.voters import StumpBank
+        >>> clf = OccamBoundClassifier(voters=StumpBank()).set_params(voters__n_thresholds=5)
+        >>> clf.voters.n_thresholds
+        5
+        """
         nested = sorted(k for k in params if k.startswith("voters__"))
         voters = params["voters"] if "voters" in params else self.voters
         if nested and voters is None:
