@@ -35,7 +35,7 @@ def client():
         n_workers=2,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",  # any free port: no clash with a running cluster
         silence_logs=40,  # logging.ERROR
     )
     client = distributed.Client(cluster)
