@@ -3,14 +3,16 @@
 Usage::
 
     python benchmarks/reproduce.py --data-home ../shared/datasets [--seeds 5] [--n-jobs 2]
-        [--datasets haberman svmguide1 ...] [--methods FO Part Occam Vote]
+        [--datasets haberman svmguide1 ...] [--methods FO Partition Occam Vote]
         [--posteriors categorical gaussian] [--out benchmarks/results]
 
 Writes ``<out>/<dataset>.json`` (rows, summary, settings, wall time) and
 ``<out>/<dataset>.txt`` (the tables printed by ``skpacbayes compare``) per dataset,
 then ``<out>/summary.txt``: per dataset, our certified partition bound (best family,
 delta split) against the reference's, our tightest baseline, the "All" selection, and
-the wall times with their total. ``--summary-only`` rebuilds it from the JSON files.
+the wall times with their total. ``--summary-only`` rebuilds it and the per-dataset tables
+from the JSON files (results written with the legacy method names ``CBnd`` and ``Part`` are
+read with the current ones).
 """
 
 import argparse
@@ -19,9 +21,9 @@ import time
 from pathlib import Path
 
 from skpacbayes._reference import TABLE2
-from skpacbayes.benchmark import compare, format_table
+from skpacbayes.benchmark import CompareResult, compare, format_table, upgrade_result
 
-BASELINES = ("FO", "SO", "Bin", "CBnd", "VC")
+BASELINES = ("FO", "SO", "Bin", "CBound", "VC")
 
 DATASETS = (
     "haberman",
@@ -85,20 +87,22 @@ def _cell(entry):
 def summary_table(results, total=None):
     """Markdown table: partition bound against the reference, baselines, All, wall times."""
     lines = [
-        "Certified bound / test error in percent, mean over the seeds, delta = 0.05. Part: our "
-        "partition bound (best family, delta split); Part (ref): the reference's, uncertified; "
-        "best baseline: the tightest of our FO, SO, Bin, CBnd, VC rows; All: the tightest of "
+        "Certified bound / test error in percent, mean over the seeds, delta = 0.05. Partition: "
+        "our partition bound (best family, delta split); Partition (ref): the reference's, "
+        "uncertified; best baseline: the tightest of our FO, SO, Bin, CBound, VC rows; All: the "
+        "tightest of "
         "every (method, family) pair, delta split over all of them.",
         "",
-        "| dataset | seeds | Part | Part (ref) | Part <= ref | best baseline | Part < baseline "
+        "| dataset | seeds | Partition | Partition (ref) | Partition <= ref | best baseline | "
+        "Partition < baseline "
         "| All | wall s |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     at_most = below = 0
     for result in results:
         name, summary = result["dataset"], result["summary"]
-        part = summary.get("Part/best")
-        ref = TABLE2.get(name, {}).get("Part")
+        part = summary.get("Partition/best")
+        ref = TABLE2.get(name, {}).get("Partition")
         baselines = [summary[f"{m}/best"] for m in BASELINES if f"{m}/best" in summary]
         best = min(baselines, key=lambda e: e["bound_mean"]) if baselines else None
         ok_ref = part is not None and ref is not None and 100 * part["bound_mean"] <= ref[0]
@@ -113,7 +117,7 @@ def summary_table(results, total=None):
         )
     lines.append("")
     lines.append(
-        f"Part at most the reference's on {at_most} of {len(results)} data sets; strictly "
+        f"Partition at most the reference's on {at_most} of {len(results)} data sets; strictly "
         f"below our best baseline on {below} of {len(results)}."
     )
     wall = sum(r["wall_time"] for r in results)
@@ -125,10 +129,14 @@ def summary_table(results, total=None):
 
 def write_summary(out, datasets, total):
     results = [
-        json.loads((out / f"{name}.json").read_text())
+        upgrade_result(json.loads((out / f"{name}.json").read_text()))
         for name in datasets
         if (out / f"{name}.json").exists()
     ]
+    for result in results:  # the per-dataset tables, rebuilt from the (upgraded) rows
+        rows, settings = result["rows"], result["settings"]
+        table = format_table(CompareResult(result["dataset"], rows, settings, result["wall_time"]))
+        (out / f"{result['dataset']}.txt").write_text(table + "\n")
     text = summary_table(results, total)
     print(text)
     (out / "summary.txt").write_text(text + "\n")

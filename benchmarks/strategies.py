@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from skpacbayes import _reference
+from skpacbayes.benchmark import upgrade_result
 
 
 def _stats(rows, method, posterior):
@@ -68,7 +69,7 @@ def main():
     print("|" + "---|" * len(header))
     points, table = [], [header]
     for path in files:
-        result = json.loads(path.read_text())
+        result = upgrade_result(json.loads(path.read_text()))
         rows, name = result["rows"], result["dataset"]
         occam = _stats(rows, "Occam", "categorical")
         vote = _stats(rows, "Vote", "gaussian")

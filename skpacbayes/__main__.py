@@ -1,64 +1,230 @@
 """Command line: ``skpacbayes compare ...`` (and ``python -m skpacbayes``).
 
 With no arguments, a fast demo of ``compare`` on scikit-learn's embedded
-breast cancer data.
+breast cancer data. Every argument is checked before any work starts.
 """
 
 import argparse
+import importlib.util
+import math
 import sys
 from pathlib import Path
 
 __all__ = ["main"]
 
-# the keys of skpacbayes.benchmark.METHODS (not imported here: --help stays fast, no torch)
-_METHOD_NAMES = ("FO", "SO", "Bin", "CBnd", "VC", "Part", "Occam", "Vote", "HoldOut")
+# Kept here rather than imported so that --help and --version stay fast (no torch import);
+# tests check them against skpacbayes.benchmark.METHODS and skpacbayes.datasets.
+_METHOD_NAMES = ("FO", "SO", "Bin", "CBound", "VC", "Partition", "Occam", "Vote", "HoldOut")
+_FAMILIES = ("categorical", "dirichlet", "gaussian")
+_REFERENCE_DATASETS = (
+    "adult",
+    "codrna",
+    "haberman",
+    "mushroom",
+    "phishing",
+    "svmguide1",
+    "tictactoe",
+    "fashion_mnist",
+    "mnist",
+    "pendigits",
+    "protein",
+    "sensorless",
+)
+_EMBEDDED_DATASETS = ("breast_cancer", "digits", "wine", "iris")
+_VERSION = "0.1.0"  # skpacbayes.__version__ (checked by the tests)
+
+#: the no-argument demo: arguments of ``compare`` (see _demo_argv)
+_DEMO = {
+    "dataset": "breast_cancer",
+    "seeds": 1,
+    "max_epochs": 10,
+    "n_estimators": 50,
+    "posteriors": ("categorical", "gaussian"),
+}
+_DEMO_TEXT = (
+    "With no arguments, skpacbayes runs a fast demo: `compare` on the embedded breast cancer "
+    "data, {seeds} seed, {max_epochs} epochs, every method with the categorical and gaussian "
+    "posteriors; the Vote column is CertifiedVoteClassifier, the recommended estimator."
+).format(**_DEMO)
+
+
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _n_jobs(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError("0 is not valid: use a positive number or -1 (all CPUs)")
+    return value
+
+
+def _delta(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not (math.isfinite(value) and 0 < value < 1):
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {value}")
+    return value
+
+
+def _dataset(text):
+    from skpacbayes.datasets import _canonical_name
+
+    try:
+        return _canonical_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _output(suffixes):
+    def check(text):
+        path = Path(text)
+        if path.suffix.lower() not in suffixes:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: the file name must end with {' or '.join(suffixes)}"
+            )
+        if not path.parent.is_dir():
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: folder {str(path.parent)!r} does not exist"
+            )
+        return path
+
+    return check
 
 
 def _parser():
     parser = argparse.ArgumentParser(
         prog="skpacbayes",
         description="Certified PAC-Bayes majority votes: compare bounds on a dataset.",
+        epilog=_DEMO_TEXT + " Run `skpacbayes compare --help` for the options.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_VERSION}")
     sub = parser.add_subparsers(dest="command")
-    cmp = sub.add_parser("compare", help="train and certify every valid (bound, posterior) pair")
-    cmp.add_argument(
-        "--dataset", default="breast_cancer", help="dataset name (default: breast_cancer)"
+    cmp = sub.add_parser(
+        "compare",
+        help="train and certify every valid (bound, posterior) pair",
+        description=(
+            "Train and certify every valid (bound, posterior) pair on random stratified 80/20 "
+            "splits of one dataset and print certified bound / test error tables."
+        ),
+        epilog=(
+            f"Data sets: {', '.join(_EMBEDDED_DATASETS)} (embedded in scikit-learn) and "
+            f"{', '.join(_REFERENCE_DATASETS)} (read from --data-home; missing files are "
+            "downloaded, or taken from the mirror named by $SKPACBAYES_DATA_MIRROR). "
+            + _DEMO_TEXT
+        ),
     )
-    cmp.add_argument("--data-home", default=None, help="folder with one sub-folder per dataset")
-    cmp.add_argument("--seeds", type=int, default=5, help="number of random 80/20 splits")
     cmp.add_argument(
-        "--methods", nargs="+", default=None, help=f"{' '.join(_METHOD_NAMES)} (default: all)"
+        "--dataset",
+        type=_dataset,
+        default="breast_cancer",
+        metavar="NAME",
+        help="dataset name (default: breast_cancer; the names are listed below)",
+    )
+    cmp.add_argument(
+        "--data-home",
+        default=None,
+        help="folder with one sub-folder per dataset (default: $SKPACBAYES_DATA or "
+        "~/skpacbayes_data)",
+    )
+    cmp.add_argument(
+        "--seeds", type=_positive_int, default=5, help="number of random 80/20 splits (default: 5)"
+    )
+    cmp.add_argument(
+        "--methods",
+        nargs="+",
+        choices=_METHOD_NAMES,
+        default=None,
+        metavar="METHOD",
+        help=f"{' '.join(_METHOD_NAMES)} (default: all)",
     )
     cmp.add_argument(
         "--posteriors",
         nargs="+",
+        choices=_FAMILIES,
         default=None,
-        help="categorical dirichlet gaussian (default: all)",
+        metavar="FAMILY",
+        help=f"{' '.join(_FAMILIES)} (default: all)",
     )
-    cmp.add_argument("--delta", type=float, default=0.05)
-    cmp.add_argument("--max-epochs", type=int, default=100)
-    cmp.add_argument("--n-estimators", type=int, default=200, help="trees of the split forest")
-    cmp.add_argument("--out", default=None, help="write results (.json or .csv)")
-    cmp.add_argument("--plot", default=None, help="write a bound vs test error plot (.png)")
-    cmp.add_argument("--n-jobs", type=int, default=1)
-    cmp.add_argument("--quiet", action="store_true", help="no progress bar")
+    cmp.add_argument(
+        "--delta", type=_delta, default=0.05, help="confidence parameter in (0, 1) (default: 0.05)"
+    )
+    cmp.add_argument("--max-epochs", type=_positive_int, default=100, help="(default: 100)")
+    cmp.add_argument(
+        "--n-estimators",
+        type=_positive_int,
+        default=200,
+        help="trees of the split forest (default: 200)",
+    )
+    cmp.add_argument(
+        "--out", type=_output((".json", ".csv")), default=None, help="write results (.json or .csv)"
+    )
+    cmp.add_argument(
+        "--plot",
+        type=_output((".png", ".pdf", ".svg")),
+        default=None,
+        help="write a bound vs test error plot (.png, .pdf or .svg; needs matplotlib)",
+    )
+    cmp.add_argument(
+        "--n-jobs", type=_n_jobs, default=1, help="parallel fits, -1: all CPUs (default: 1)"
+    )
+    cmp.add_argument(
+        "--quiet", action="store_true", help="no progress bar (it is only drawn on a terminal)"
+    )
     return parser
 
 
+def _demo_argv():
+    return [
+        "compare",
+        "--dataset",
+        _DEMO["dataset"],
+        "--seeds",
+        str(_DEMO["seeds"]),
+        "--max-epochs",
+        str(_DEMO["max_epochs"]),
+        "--n-estimators",
+        str(_DEMO["n_estimators"]),
+        "--posteriors",
+        *_DEMO["posteriors"],
+    ]
+
+
 def main(argv=None):
-    """Entry point of the ``skpacbayes`` console script."""
+    """Entry point of the ``skpacbayes`` console script.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments (default: ``sys.argv[1:]``); empty runs the demo.
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 1 on a data or run error, 2 on a usage error.
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:  # fast demo on embedded data
-        print(
-            "skpacbayes demo: breast cancer (embedded), 2 seeds, 30 epochs. "
-            "Run `skpacbayes compare --help` for the full benchmark.",
-            file=sys.stderr,
-        )
-        argv = ["compare", "--dataset", "breast_cancer", "--seeds", "2", "--max-epochs", "30"]
-    args = _parser().parse_args(argv)
+        print(f"skpacbayes demo. {_DEMO_TEXT}", file=sys.stderr)
+        argv = _demo_argv()
+    parser = _parser()
+    args = parser.parse_args(argv)
     if args.command != "compare":
-        _parser().print_help()
+        parser.print_help()
         return 2
+    if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
+        parser.error("argument --plot: needs matplotlib (pip install matplotlib)")
     from skpacbayes.benchmark import compare, format_table, plot_results
 
     try:
@@ -74,13 +240,12 @@ def main(argv=None):
             n_jobs=args.n_jobs,
             progress=not args.quiet,
         )
-    except (FileNotFoundError, ValueError) as exc:
+    except (OSError, ValueError) as exc:
         print(f"skpacbayes: error: {exc}", file=sys.stderr)
         return 1
     print(format_table(result))
     if args.out:
-        out = Path(args.out)
-        out.write_text(result.to_csv() if out.suffix == ".csv" else result.to_json())
+        args.out.write_text(result.to_csv() if args.out.suffix == ".csv" else result.to_json())
     if args.plot:
         plot_results(result, args.plot)
     return 0

@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from skpacbayes.classifiers import (
     Certificate,
     _evaluation_groups,
+    _VotersParamsMixin,
     resolve_voters,
     validate_training_data,
     weighted_vote_scores,
@@ -37,7 +38,7 @@ def _holdout_bound(n_errors, m, delta):
     return float(kl_inv_upper(n_errors / m, np.log(1.0 / delta) / m))
 
 
-class HoldOutBoundClassifier(ClassifierMixin, BaseEstimator):
+class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator):
     """Unweighted vote of one half's voters, certified on the other half (test-set bound).
 
     For each half ``g`` of a split voter bank, the classifier ``h_g`` is the

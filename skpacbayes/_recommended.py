@@ -26,6 +26,8 @@ from skpacbayes.classifiers import (
     BinomialBoundClassifier,
     FirstOrderBoundClassifier,
     SecondOrderBoundClassifier,
+    _TorchDevice,
+    _VotersParamsMixin,
     resolve_voters,
     validate_training_data,
 )
@@ -40,7 +42,7 @@ _BOUNDS = {
 }
 
 
-class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
+class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator):
     """A majority vote of trees with the tightest certificate we know how to give.
 
     The voters are a split forest (each half's trees are trained on one half
@@ -85,13 +87,13 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         Mini-batch size of the trained candidates.
     learning_rate : float, default=0.1
         Adam learning rate of the trained candidates.
-    device : str, default="cpu"
+    device : str or torch.device, default="cpu"
         Torch device used for training (the certificate is computed in
         float64 on CPU).
     random_state : int, RandomState instance or None, default=None
         Seeds the voters and the training.
     n_jobs : int or None, default=None
-        Parallel jobs for fitting the default forest.
+        Parallel jobs (joblib) for fitting the default forest and the candidates.
     verbose : int, default=0
         Print one line per candidate when > 0.
 
@@ -152,7 +154,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         "delta": [Interval(Real, 0, 1, closed="right")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "device": [str],
+        "device": [str, _TorchDevice],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
         "verbose": ["verbose"],
@@ -248,7 +250,9 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         default = SplitForest(n_estimators=200)
         self.voters_ = resolve_voters(self.voters, default, seed, self.n_jobs).fit(X, y)
         candidates = self._candidates(FrozenEstimator(self.voters_), seed)
-        self.selector_ = BoundSelectionClassifier(candidates, delta=self.delta).fit(X, y)
+        self.selector_ = BoundSelectionClassifier(
+            candidates, delta=self.delta, n_jobs=self.n_jobs
+        ).fit(X, y)
         self.candidates_ = [
             {
                 "kind": "holdout" if isinstance(est, HoldOutBoundClassifier) else "gaussian",

@@ -13,11 +13,12 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split
+from sklearn.utils.parallel import Parallel, delayed
 
 from skpacbayes import _reference
 from skpacbayes._holdout import HoldOutBoundClassifier
@@ -31,18 +32,18 @@ from skpacbayes.classifiers import (
     SecondOrderBoundClassifier,
     VCDimBoundClassifier,
 )
-from skpacbayes.datasets import load_dataset
+from skpacbayes.datasets import fetch_dataset
 
-__all__ = ["METHODS", "CompareResult", "compare", "format_table"]
+__all__ = ["METHODS", "CompareResult", "compare", "format_table", "upgrade_result"]
 
-#: method name (column of the reference table) -> estimator class
+#: method name (the bound's name in ``certificate_.bound``) -> estimator class
 METHODS = {
     "FO": FirstOrderBoundClassifier,
     "SO": SecondOrderBoundClassifier,
     "Bin": BinomialBoundClassifier,
-    "CBnd": CBoundClassifier,
+    "CBound": CBoundClassifier,
     "VC": VCDimBoundClassifier,
-    "Part": PartitionBoundClassifier,
+    "Partition": PartitionBoundClassifier,
     "Occam": OccamBoundClassifier,
     "Vote": CertifiedVoteClassifier,
     "HoldOut": HoldOutBoundClassifier,
@@ -50,6 +51,53 @@ METHODS = {
 #: strategies with a fixed posterior family and their own voters (split forest, every task)
 STRATEGIES = {"Vote": "gaussian", "HoldOut": "categorical"}
 FAMILIES = ("categorical", "dirichlet", "gaussian")
+#: method names of results written before the names followed the certificate's
+LEGACY_METHOD_NAMES = {"CBnd": "CBound", "Part": "Partition"}
+
+
+def upgrade_result(data):
+    """Rename legacy method names in a result read back from JSON (see ``to_json``).
+
+    Parameters
+    ----------
+    data : dict
+        Parsed JSON of a :class:`CompareResult`, possibly written with the legacy names
+        ``CBnd`` and ``Part``.
+
+    Returns
+    -------
+    dict
+        The same data with the current names in ``rows``, ``summary`` and ``settings``.
+
+    Examples
+    --------
+    >>> from skpacbayes.benchmark import upgrade_result
+    >>> old = {"rows": [{"method": "Part", "chosen": "Part/categorical"}],
+    ...        "summary": {"CBnd/best": {}}, "settings": {"methods": ["Part"]}}
+    >>> new = upgrade_result(old)
+    >>> new["rows"], sorted(new["summary"]), new["settings"]["methods"]
+    ([{'method': 'Partition', 'chosen': 'Partition/categorical'}], ['CBound/best'], ['Partition'])
+    """
+
+    def name(text):
+        method, _, family = text.partition("/")
+        method = LEGACY_METHOD_NAMES.get(method, method)
+        return f"{method}/{family}" if family else method
+
+    data = dict(data)
+    rows = []
+    for row in data.get("rows", []):
+        row = {**row, "method": name(row["method"])}
+        if "chosen" in row:
+            row["chosen"] = name(row["chosen"])
+        rows.append(row)
+    data["rows"] = rows
+    data["summary"] = {name(k): v for k, v in data.get("summary", {}).items()}
+    settings = dict(data.get("settings", {}))
+    if settings.get("methods"):
+        settings["methods"] = [name(m) for m in settings["methods"]]
+    data["settings"] = settings
+    return data
 
 
 @dataclass
@@ -238,7 +286,8 @@ def compare(
     dataset : str, default="breast_cancer"
         A name accepted by :func:`skpacbayes.datasets.load_dataset`.
     data_home : str or path, optional
-        Folder of the raw datasets.
+        Folder of the raw datasets; missing files are downloaded there with
+        :func:`skpacbayes.datasets.fetch_dataset`.
     seeds : int, default=5
         Number of random splits (seeds 0 .. seeds - 1).
     methods : list of str, optional
@@ -255,9 +304,11 @@ def compare(
     test_size : float, default=0.2
         Fraction of the data held out (stratified) to measure the test error.
     n_jobs : int, default=1
-        Parallel (seed, method, posterior) fits.
+        Parallel (seed, method, posterior) fits, through :class:`joblib.Parallel` (so the
+        backend set by :func:`joblib.parallel_config`, e.g. ``"dask"``, is used).
     progress : bool, default=True
-        Progress bar on stderr.
+        Progress bar (and download progress) on stderr, drawn only when stderr is a
+        terminal.
 
     Returns
     -------
@@ -276,6 +327,14 @@ def compare(
     True
     """
     start = time.perf_counter()
+    _check_positive_int(seeds, "seeds")
+    _check_positive_int(max_epochs, "max_epochs")
+    _check_positive_int(n_estimators, "n_estimators")
+    for value, what in ((delta, "delta"), (test_size, "test_size")):
+        if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < 1:
+            raise ValueError(f"{what} must be a number in (0, 1), got {value!r}.")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a nonzero integer, got {n_jobs!r}.")
     methods = list(methods or METHODS)
     posteriors = list(posteriors or FAMILIES)
     unknown = set(methods) - set(METHODS)
@@ -284,7 +343,7 @@ def compare(
     unknown = set(posteriors) - set(FAMILIES)
     if unknown:
         raise ValueError(f"Unknown posteriors {sorted(unknown)}; valid: {list(FAMILIES)}.")
-    bunch = load_dataset(dataset, data_home=data_home)
+    bunch = fetch_dataset(dataset, data_home=data_home, progress=progress)
     X, y = np.asarray(bunch.data), np.asarray(bunch.target)
     n_classes = int(np.unique(y).size)
     task = "binary" if n_classes == 2 else "multiclass"
@@ -493,16 +552,26 @@ def format_table(result):
             "{:.1f}±{:.1f} / {:.1f}±{:.1f}".format(*ref3[f]) if f in ref3 else "n/a"
             for f in FAMILIES
         ]
-        lines.append("| Part (reference) | " + " | ".join(cells) + " |")
+        lines.append("| Partition (reference) | " + " | ".join(cells) + " |")
     lines.append("")
     lines.append(f"wall time: {result.wall_time:.1f} s")
     return "\n".join(lines)
 
 
+def _check_positive_int(value, what):
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise ValueError(f"{what} must be a positive integer, got {value!r}.")
+
+
 class _Progress:
-    """A minimal progress bar on stderr."""
+    """A minimal progress bar on stderr, drawn only when stderr is a terminal.
+
+    Redrawing a line with carriage returns only makes sense on a terminal; in a log file or
+    a pipe it would leave one frame per step, so it is then silent.
+    """
 
     def __init__(self, total, enabled=True, label=""):
+        enabled = bool(enabled) and _isatty(sys.stderr)
         self.total, self.done, self.enabled, self.label = total, 0, enabled, label
         self.start = time.perf_counter()
         self._draw("")
@@ -527,6 +596,13 @@ class _Progress:
         if self.enabled:
             sys.stderr.write("\n")
             sys.stderr.flush()
+
+
+def _isatty(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stream
+        return False
 
 
 def plot_results(result, path):

@@ -137,7 +137,67 @@ class Certificate:
     details: dict = field(default_factory=dict)
 
 
-class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
+class _TorchDeviceType(type):
+    def __instancecheck__(cls, obj):
+        kind = type(obj)
+        return kind.__module__ == "torch" and kind.__qualname__ == "device"
+
+
+class _TorchDevice(metaclass=_TorchDeviceType):
+    """``torch.device`` in ``_parameter_constraints`` without importing torch at import time."""
+
+
+# validation messages then read "an instance of 'torch.device'"
+_TorchDevice.__module__, _TorchDevice.__qualname__ = "torch", "device"
+
+
+class _VotersParamsMixin:
+    """``set_params(voters__...)`` with ``voters=None``: a clear error, not an AttributeError.
+
+    With ``voters=None`` the default bank is only built inside ``fit``, so there is no object
+    whose parameters could be set; scikit-learn would fail on ``None.set_params``.
+    """
+
+    def set_params(self, **params):
+        """Set the parameters of this estimator, ``voters__...`` included.
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters; ``voters__name`` sets ``name`` on the voter bank.
+
+        Returns
+        -------
+        self : estimator
+            This estimator.
+
+        Raises
+        ------
+        ValueError
+            If a ``voters__...`` parameter is given while ``voters`` is None (the default
+            bank only exists inside ``fit``): pass the bank explicitly instead.
+
+        Examples
+        --------
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes.voters import StumpBank
+        >>> clf = OccamBoundClassifier(voters=StumpBank()).set_params(voters__n_thresholds=5)
+        >>> clf.voters.n_thresholds
+        5
+        """
+        nested = sorted(k for k in params if k.startswith("voters__"))
+        voters = params["voters"] if "voters" in params else self.voters
+        if nested and voters is None:
+            raise ValueError(
+                f"Cannot set {', '.join(nested)} while voters=None: the default voters are "
+                "only built at fit time. Pass the voters explicitly, e.g. "
+                f"{type(self).__name__}(voters=StumpBank()) or voters=SplitForest(), then "
+                f"set or search {nested[0]}=... (for instance in a GridSearchCV grid)."
+            )
+        return super().set_params(**params)
+
+
+class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator):
     """Base class: a weighted majority vote learned by minimising a PAC-Bayes bound.
 
     Not meant to be used directly: use one of the named estimators, which
@@ -175,7 +235,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         the training stops once it is below ``learning_rate * 1e-4``).
     early_stopping_patience : int, default=25
         Epochs without improvement of the full-sample objective before stopping.
-    device : str, default="cpu"
+    device : str or torch.device, default="cpu"
         Torch device used for training (``"cuda"`` when available). The
         certificate is always computed in float64 on CPU.
     random_state : int, RandomState instance or None, default=None
@@ -211,7 +271,7 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "early_stopping_patience": [Interval(Integral, 1, None, closed="left")],
-        "device": [str],
+        "device": [str, _TorchDevice],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "n_jobs": [None, Integral],

@@ -8,13 +8,14 @@ their minimum does not. The union bound repairs it: fit every candidate with
 does exactly that.
 """
 
-from numbers import Real
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import Interval
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = ["BoundSelectionClassifier", "bound_scorer"]
@@ -44,6 +45,10 @@ def validated_for_predict(estimator, X):
     )
 
 
+def _fit_candidate(estimator, X, y):
+    return estimator.fit(X, y)
+
+
 class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
     """Fit several certified classifiers and keep the tightest, validly.
 
@@ -60,6 +65,10 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         Their own ``delta`` is overridden.
     delta : float in (0, 1], default=0.05
         Total confidence budget, split evenly over the candidates.
+    n_jobs : int, default=None
+        Candidates fitted in parallel with joblib (``None`` means 1 unless in a
+        :func:`joblib.parallel_config` context, which may also select a cluster backend such
+        as ``"dask"``; see the "Scaling out" page of the documentation).
 
     Attributes
     ----------
@@ -94,11 +103,13 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "estimators": [list],
         "delta": [Interval(Real, 0, 1, closed="right")],
+        "n_jobs": [None, Integral],
     }
 
-    def __init__(self, estimators, delta=0.05):
+    def __init__(self, estimators, delta=0.05, n_jobs=None):
         self.estimators = estimators
         self.delta = delta
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
@@ -130,7 +141,10 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("estimators must contain at least one candidate.")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
         share = self.delta / len(self.estimators)
-        self.estimators_ = [clone(est).set_params(delta=share).fit(X, y) for est in self.estimators]
+        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_candidate)(clone(est).set_params(delta=share), X, y)
+            for est in self.estimators
+        )
         self.bounds_ = np.array([est.bound_ for est in self.estimators_])
         self.best_index_ = int(np.argmin(self.bounds_))
         self.best_estimator_ = self.estimators_[self.best_index_]

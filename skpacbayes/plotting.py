@@ -37,9 +37,9 @@ class BoundDisplay:
     Examples
     --------
     >>> from skpacbayes.plotting import BoundDisplay
-    >>> disp = BoundDisplay(["FO", "Part"], [0.3, 0.2], [0.1, 0.12]).plot()
-    >>> len(disp.ax_.collections) > 0
-    True
+    >>> disp = BoundDisplay(["FO", "Partition"], [0.3, 0.2], [0.1, 0.12]).plot()
+    >>> [t.get_text() for t in disp.ax_.get_legend().get_texts()][:2]
+    ['FO', 'Partition']
     """
 
     def __init__(self, names, bounds, test_errors, bound_stds=None, test_stds=None, title=None):
@@ -136,6 +136,9 @@ class BoundDisplay:
     def plot(self, ax=None):
         """Draw the points, their error bars and the diagonal.
 
+        Each point has its own colour and marker and is named in a legend to the right of
+        the axes (save with ``bbox_inches="tight"`` to keep it), so names never overlap.
+
         Parameters
         ----------
         ax : matplotlib Axes, optional
@@ -169,18 +172,31 @@ class BoundDisplay:
             elinewidth=1,
             capsize=2,
         )
-        ax.scatter(self.test_errors, self.bounds, zorder=3)
-        for name, x, y in zip(self.names, self.test_errors, self.bounds, strict=True):
-            ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+        # one colour and marker per point, named in a legend beside the axes: labels never
+        # overlap, however close the points are
+        markers = "osD^vP*X<>ph"
+        colors = plt.get_cmap("tab10").colors
+        for i, (name, x, y) in enumerate(
+            zip(self.names, self.test_errors, self.bounds, strict=True)
+        ):
+            ax.scatter(
+                [x],
+                [y],
+                marker=markers[i % len(markers)],
+                color=colors[i % len(colors)],
+                zorder=3,
+                label=name,
+            )
         top = float(max(np.max(self.bounds, initial=0.0), np.max(self.test_errors, initial=0.0)))
         top = min(1.0, 1.05 * top + 0.02)
         ax.plot([0, top], [0, top], ls="--", color="0.7", lw=1, label="bound = test error")
-        ax.set_xlim(0, top)
-        ax.set_ylim(0, top)
+        pad = 0.02 * top  # points on the edges (a bound of 1, an error of 0) stay whole
+        ax.set_xlim(-pad, top + pad)
+        ax.set_ylim(-pad, top + pad)
         ax.set_xlabel("test error")
         ax.set_ylabel("certified bound")
         if self.title:
             ax.set_title(self.title)
-        ax.legend(loc="lower right", fontsize=8)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, borderaxespad=0)
         self.ax_, self.figure_ = ax, ax.figure
         return self

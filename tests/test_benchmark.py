@@ -1,11 +1,17 @@
 """Smoke tests of the comparison benchmark and the command line."""
 
 import json
+import socket
 
+import numpy as np
 import pytest
 
+import skpacbayes
+from skpacbayes import __main__ as cli
+from skpacbayes import benchmark
 from skpacbayes.__main__ import main
-from skpacbayes.benchmark import METHODS, compare, format_table
+from skpacbayes.benchmark import METHODS, CompareResult, compare, format_table, upgrade_result
+from skpacbayes.datasets import DATASET_NAMES, EMBEDDED_DATASETS
 
 
 def test_compare_haberman_smoke(data_home, tmp_path, capsys):
@@ -78,13 +84,183 @@ def test_compare_rejects_unknown_method():
         compare("iris", methods=["XYZ"], progress=False)
 
 
-def test_cli_missing_files(tmp_path, capsys):
+def test_cli_missing_files_offline(tmp_path, capsys, monkeypatch):
+    with socket.socket() as sock:  # a port nobody listens on: the download fails at once
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("SKPACBAYES_DATA_MIRROR", f"http://127.0.0.1:{port}/")
     code = main(["compare", "--dataset", "mnist", "--data-home", str(tmp_path), "--quiet"])
     assert code == 1
-    assert "mnist" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "'mnist'" in err and "SKPACBAYES_DATA_MIRROR" in err
 
 
 def test_cli_help_lists_every_method():
     from skpacbayes.__main__ import _METHOD_NAMES
 
     assert tuple(METHODS) == _METHOD_NAMES
+
+
+def test_cli_constants_match_the_library():
+    assert cli._VERSION == skpacbayes.__version__
+    assert cli._REFERENCE_DATASETS == DATASET_NAMES
+    assert cli._EMBEDDED_DATASETS == EMBEDDED_DATASETS
+    assert cli._FAMILIES == benchmark.FAMILIES
+
+
+def test_method_names_are_the_certificate_names():
+    """One name per bound: the CLI and the tables use ``certificate_.bound``."""
+    from skpacbayes.classifiers import MajorityVoteClassifier
+
+    for name, cls in METHODS.items():
+        if issubclass(cls, MajorityVoteClassifier) and name not in benchmark.STRATEGIES:
+            assert cls._bound_name == name
+
+
+def test_cli_version(capsys):
+    with pytest.raises(SystemExit) as excinfo:
+        main(["--version"])
+    assert excinfo.value.code == 0
+    assert capsys.readouterr().out.strip() == f"skpacbayes {skpacbayes.__version__}"
+
+
+def test_cli_help_names_datasets_and_demo(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = capsys.readouterr().out
+    assert "no arguments" in top and "demo" in top
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name in (*DATASET_NAMES, *EMBEDDED_DATASETS):
+        assert name in text
+    assert "no arguments" in text and "SKPACBAYES_DATA_MIRROR" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["--seeds", "0"], "--seeds"),
+        (["--seeds", "two"], "--seeds"),
+        (["--delta", "2"], "--delta"),
+        (["--delta", "0"], "--delta"),
+        (["--delta", "nan"], "--delta"),
+        (["--max-epochs", "-1"], "--max-epochs"),
+        (["--n-estimators", "0"], "--n-estimators"),
+        (["--n-jobs", "0"], "--n-jobs"),
+        (["--methods", "Part"], "--methods"),
+        (["--posteriors", "laplace"], "--posteriors"),
+        (["--dataset", "nope"], "--dataset"),
+        (["--out", "results.txt"], "--out"),
+        (["--out", "/nonexistent/folder/r.json"], "--out"),
+        (["--plot", "plot.jpg2"], "--plot"),
+    ],
+)
+def test_cli_rejects_bad_arguments_before_any_work(args, flag, capsys, monkeypatch):
+    def forbidden(*a, **k):
+        raise AssertionError("compare ran before the arguments were checked")
+
+    monkeypatch.setattr(benchmark, "compare", forbidden)
+    with pytest.raises(SystemExit) as excinfo:
+        main(["compare", *args])
+    assert excinfo.value.code == 2
+    captured = capsys.readouterr()
+    assert f"argument {flag}" in captured.err
+
+
+@pytest.mark.parametrize("kwargs", [{"seeds": 0}, {"delta": 2.0}, {"max_epochs": 0}, {"n_jobs": 0}])
+def test_compare_validates_arguments(kwargs):
+    name = next(iter(kwargs))
+    with pytest.raises(ValueError, match=name):
+        compare("iris", progress=False, **kwargs)
+
+
+class _Stream:
+    def __init__(self, tty):
+        self.tty, self.parts = tty, []
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.parts.append(text)
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("tty", [False, True])
+def test_progress_only_on_a_terminal(tty, monkeypatch):
+    stream = _Stream(tty)
+    monkeypatch.setattr("sys.stderr", stream)
+    compare("iris", seeds=1, methods=["Occam"], n_estimators=5, progress=True)
+    text = "".join(stream.parts)
+    if tty:
+        assert "\r" in text and "1/1" in text
+    else:
+        assert text == ""
+
+
+def test_upgrade_legacy_results(tmp_path):
+    """Results written with the legacy names read back with the certificate's names."""
+    result = compare(
+        "iris",
+        seeds=1,
+        methods=["Partition", "Occam"],
+        posteriors=["categorical"],
+        n_estimators=5,
+        max_epochs=2,
+        progress=False,
+    )
+    legacy = json.loads(result.to_json().replace('"Partition', '"Part'))
+    assert "Part/best" in legacy["summary"]
+    data = upgrade_result(legacy)
+    assert data == json.loads(result.to_json())
+    table = format_table(CompareResult(data["dataset"], data["rows"], data["settings"]))
+    assert "| Partition |" in table and "| Part |" not in table
+
+
+def test_plot_names_in_a_legend_without_overlap(tmp_path):
+    """--plot: each method named once in the legend, no text drawn on the axes."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    rows = [
+        {"method": m, "posterior": "best", "bound": 0.30 + 0.001 * i, "test_error": 0.10}
+        for i, m in enumerate(METHODS)
+    ]
+    display = benchmark.plot_results(CompareResult("toy", rows, {}), tmp_path / "p.png")
+    assert (tmp_path / "p.png").stat().st_size > 0
+    ax = display.ax_
+    assert len(ax.texts) == 0  # no annotations that could collide
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[: len(METHODS)] == list(METHODS)
+    renderer = display.figure_.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.get_legend().get_texts()]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert not a.overlaps(b)
+    np.testing.assert_allclose(ax.get_xlim(), ax.get_ylim())
+
+
+def test_demo_arguments(monkeypatch, capsys):
+    """The no-argument demo runs compare with the demo settings, the recommended row included."""
+    seen = {}
+
+    def fake_compare(dataset, **kwargs):
+        seen.update(kwargs, dataset=dataset)
+        rows = [
+            dict(dataset=dataset, seed=0, method="Vote", posterior=p, bound=0.3, test_error=0.1,
+                 train_error=0.05, fit_time=1.0, n_iter=3, delta=0.05, chosen="gaussian")
+            for p in ("gaussian", "best")
+        ]
+        return CompareResult(dataset, rows, {"seeds": 1, "delta": 0.05})
+
+    monkeypatch.setattr(benchmark, "compare", fake_compare)
+    assert main([]) == 0
+    assert seen["dataset"] == "breast_cancer" and seen["seeds"] == 1
+    assert "gaussian" in seen["posteriors"]  # the Vote row (CertifiedVoteClassifier) needs it
+    assert seen["methods"] is None  # every method
+    captured = capsys.readouterr()
+    assert "| Vote |" in captured.out and "CertifiedVoteClassifier" in captured.err

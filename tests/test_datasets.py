@@ -1,20 +1,27 @@
 """Tests for skpacbayes.datasets (real files from ../shared/datasets, synthetic files in tmp)."""
 
+import functools
 import gzip
+import hashlib
+import http.server
 import shutil
 import socket
+import threading
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from skpacbayes import datasets
 from skpacbayes.datasets import (
     DATA_HOME_ENV,
     DATASET_NAMES,
     EMBEDDED_DATASETS,
+    MIRROR_ENV,
     available_datasets,
     dataset_info,
+    fetch_dataset,
     get_data_home,
     load_dataset,
 )
@@ -439,3 +446,159 @@ def test_malformed_csv(tmp_path):
     (folder / "tic-tac-toe.data").write_text("x,x,x,o,o,b,b,b,b,positive\n\nx,o,negative\n")
     with pytest.raises(ValueError, match="line 3"):
         load_dataset("tictactoe", data_home=tmp_path)
+
+
+# ----------------------------------------------------------------------------- downloads
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        type(self).requests.append(self.path)
+
+
+@pytest.fixture
+def serve():
+    """Serve a folder on 127.0.0.1 (ephemeral port) from a thread; return its URL."""
+    servers = []
+
+    def start(folder):
+        handler = type("Handler", (_QuietHandler,), {"requests": []})
+        server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(handler, directory=str(folder))
+        )
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        servers.append((server, thread))
+        return f"http://127.0.0.1:{server.server_address[1]}/", handler.requests
+
+    yield start
+    for server, thread in servers:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def _closed_port_url():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/"
+
+
+def _leftovers(folder):
+    return [p.name for p in folder.iterdir() if p.name.startswith(".download-")]
+
+
+@pytest.mark.parametrize("name", ["haberman", "tictactoe", "svmguide1"])
+def test_fetch_from_mirror(name, data_home, tmp_path, serve, monkeypatch, loaded):
+    url, requests = serve(data_home)
+    monkeypatch.setenv(MIRROR_ENV, url)
+    cache = tmp_path / "cache"
+    bunch = fetch_dataset(name, data_home=cache)
+    reference = loaded(name)
+    np.testing.assert_array_equal(bunch.data, reference.data)
+    np.testing.assert_array_equal(bunch.target, reference.target)
+    assert sorted(requests) == sorted(f"/{name}/{f}" for f in dataset_info(name).files)
+    assert sorted(p.name for p in (cache / name).iterdir()) == sorted(dataset_info(name).files)
+    load_dataset(name, data_home=cache, verify=True)  # the cached files are the reference copies
+
+    # cache hit: no request, even with the mirror unreachable and the network refused
+    monkeypatch.setenv(MIRROR_ENV, _closed_port_url())
+    X, y = fetch_dataset(name, data_home=cache, return_X_y=True)
+    np.testing.assert_array_equal(X, reference.data)
+    assert len(requests) == len(dataset_info(name).files)
+
+
+def test_fetch_uses_data_home_env(data_home, tmp_path, serve, monkeypatch):
+    url, _ = serve(data_home)
+    monkeypatch.setenv(MIRROR_ENV, url)
+    monkeypatch.setenv(DATA_HOME_ENV, str(tmp_path / "env_home"))
+    fetch_dataset("haberman")
+    assert (tmp_path / "env_home" / "haberman" / "haberman.data").is_file()
+
+
+def test_fetch_checksum_mismatch(data_home, tmp_path, serve, monkeypatch):
+    mirror = tmp_path / "mirror" / "haberman"
+    mirror.mkdir(parents=True)
+    raw = bytearray((data_home / "haberman" / "haberman.data").read_bytes())
+    raw[10] = ord("9") if raw[10] != ord("9") else ord("8")  # one digit changed: still parses
+    (mirror / "haberman.data").write_bytes(bytes(raw))
+    url, _ = serve(tmp_path / "mirror")
+    monkeypatch.setenv(MIRROR_ENV, url)
+    cache = tmp_path / "cache"
+    with pytest.raises(ValueError, match="sha256 mismatch") as excinfo:
+        fetch_dataset("haberman", data_home=cache)
+    message = str(excinfo.value)
+    assert "haberman" in message
+    assert hashlib.sha256(bytes(raw)).hexdigest() in message  # got
+    assert "18569865605a0d34727ff489c6b08aa8d1a430edd3ca944a57c4c03fbc403fae" in message
+    assert list((cache / "haberman").iterdir()) == []  # nothing kept, no temporary folder
+
+
+def _split_svmguide1(data_home, folder):
+    lines = (data_home / "svmguide1" / "svmguide1_all.libsvm").read_bytes().splitlines(True)
+    folder.mkdir(parents=True)
+    (folder / "svmguide1").write_bytes(b"".join(lines[:3089]))
+    (folder / "svmguide1.t").write_bytes(b"".join(lines[3089:]))
+
+
+def test_fetch_public_layout_verified_on_data(data_home, tmp_path, serve, monkeypatch, loaded):
+    """Public sources with other file layouts are verified on the parsed data."""
+    _split_svmguide1(data_home, tmp_path / "public")
+    url, _ = serve(tmp_path / "public")
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    public = (("svmguide1", url + "svmguide1"), ("svmguide1.t", url + "svmguide1.t"))
+    monkeypatch.setitem(datasets._SOURCES, "svmguide1", public)
+    bunch = fetch_dataset("svmguide1", data_home=tmp_path / "cache")
+    np.testing.assert_array_equal(bunch.data, loaded("svmguide1").data)
+    assert bunch.n_train == 3089
+    assert sorted(p.name for p in (tmp_path / "cache" / "svmguide1").iterdir()) == [
+        "svmguide1",
+        "svmguide1.t",
+    ]
+
+    # one label flipped in the served test file: the parsed data no longer match
+    corrupted = (tmp_path / "public" / "svmguide1.t").read_bytes().replace(b"0 ", b"1 ", 1)
+    (tmp_path / "public" / "svmguide1.t").write_bytes(corrupted)
+    with pytest.raises(ValueError, match="sha256 mismatch for the parsed data") as excinfo:
+        fetch_dataset("svmguide1", data_home=tmp_path / "cache2")
+    assert datasets._DATA_SHA256["svmguide1"] in str(excinfo.value)
+    assert list((tmp_path / "cache2" / "svmguide1").iterdir()) == []
+
+
+def test_fetch_offline_error(tmp_path, monkeypatch):
+    url = _closed_port_url()
+    monkeypatch.setenv(MIRROR_ENV, url)
+    with pytest.raises(OSError, match="could not download") as excinfo:
+        fetch_dataset("tictactoe", data_home=tmp_path)
+    message = str(excinfo.value)
+    assert "'tictactoe'" in message
+    assert f"{url}tictactoe/tic-tac-toe.data" in message
+    assert MIRROR_ENV in message and "data_home" in message
+    assert list((tmp_path / "tictactoe").iterdir()) == []
+
+
+def test_fetch_download_if_missing_false(tmp_path, monkeypatch):
+    monkeypatch.setenv(MIRROR_ENV, _closed_port_url())
+    with pytest.raises(FileNotFoundError, match="download_if_missing=False"):
+        fetch_dataset("haberman", data_home=tmp_path, download_if_missing=False)
+    assert not (tmp_path / "haberman").exists()
+
+
+def test_fetch_embedded_needs_no_network(tmp_path, monkeypatch):
+    monkeypatch.setenv(MIRROR_ENV, _closed_port_url())
+    assert fetch_dataset("iris", data_home=tmp_path).data.shape == (150, 4)
+
+
+def test_public_sources_are_accepted_layouts():
+    for name in DATASET_NAMES:
+        files = tuple(f for f, _ in datasets._SOURCES[name])
+        assert files in dataset_info(name).layouts, name
+        for _, url in datasets._SOURCES[name]:
+            assert url.startswith(("https://", "http://")), url
+
+
+@pytest.mark.parametrize("name", sorted(datasets._DATA_SHA256))
+def test_data_checksums_match_reference_copies(name, loaded):
+    bunch = loaded(name)
+    assert datasets._data_sha256(bunch.data, bunch.target) == datasets._DATA_SHA256[name]

@@ -88,7 +88,10 @@ def _member_votes_chunk(members, X, out, n_jobs):
         _fill_votes(members, range(n_members), X, X_tree, out)
         return
     bounds = np.linspace(0, n_members, n_threads + 1).astype(int)
-    Parallel(n_jobs=n_threads, prefer="threads")(
+    # threads writing into ``out`` in place: shared memory is required, so that a process or
+    # cluster backend set with joblib.parallel_config (e.g. "dask") falls back to threads here
+    # instead of filling copies of ``out`` on other workers
+    Parallel(n_jobs=n_threads, require="sharedmem")(
         delayed(_fill_votes)(
             members[bounds[t] : bounds[t + 1]], range(bounds[t], bounds[t + 1]), X, X_tree, out
         )

@@ -1,0 +1,152 @@
+"""API conventions: documented defaults, ``device`` as a torch.device, nested voter parameters."""
+
+import ast
+import importlib
+import inspect
+import re
+
+import numpy as np
+import pytest
+from numpydoc.docscrape import ClassDoc, FunctionDoc
+from sklearn.datasets import make_classification
+from sklearn.model_selection import GridSearchCV
+from sklearn.utils._param_validation import InvalidParameterError
+
+import skpacbayes
+from skpacbayes.voters import StumpBank
+
+MODULES = (
+    "skpacbayes",
+    "skpacbayes.voters",
+    "skpacbayes.posteriors",
+    "skpacbayes.model_selection",
+    "skpacbayes.plotting",
+    "skpacbayes.datasets",
+    "skpacbayes.benchmark",
+)
+
+
+def _public_callables():
+    for module_name in MODULES:
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isclass(obj) or inspect.isfunction(obj):
+                yield f"{module_name}.{name}", obj
+
+
+def _documented_defaults(obj):
+    doc = ClassDoc(obj) if inspect.isclass(obj) else FunctionDoc(obj)
+    for param in doc["Parameters"]:
+        match = re.search(r"default\s*=\s*(.+)$", param.type)
+        if match is None:
+            continue
+        for name in (n.strip() for n in param.name.split(",")):
+            yield name, match.group(1).strip()
+
+
+PUBLIC = sorted(dict(_public_callables()).items())
+
+
+@pytest.mark.parametrize(("qualname", "obj"), PUBLIC, ids=[q for q, _ in PUBLIC])
+def test_documented_defaults_match_signatures(qualname, obj):
+    """Every numpydoc ``default=...`` equals the default of the signature."""
+    signature = inspect.signature(obj)
+    for name, text in _documented_defaults(obj):
+        assert name in signature.parameters, f"{qualname}: documents unknown parameter {name!r}"
+        default = signature.parameters[name].default
+        assert default is not inspect.Parameter.empty, f"{qualname}({name}) has no default"
+        try:
+            documented = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            documented = text
+        assert documented == default or text == repr(default), (
+            f"{qualname}: the docstring says {name} default={text}, the signature {default!r}"
+        )
+
+
+def test_documented_defaults_check_can_fail():
+    def f(a=1):
+        """Toy.
+
+        Parameters
+        ----------
+        a : int, default=2
+            A value.
+        """
+
+    ((name, text),) = _documented_defaults(f)
+    assert (name, text) == ("a", "2") and ast.literal_eval(text) != inspect.signature(f).parameters[
+        "a"
+    ].default
+
+
+def test_split_forest_default_is_not_stratified():
+    """The cross bound needs a split that does not look at the labels: the default."""
+    from skpacbayes.voters import SplitForest
+
+    assert SplitForest().stratify is False
+    X, y = make_classification(n_samples=80, weights=[0.8], random_state=0)
+    assert SplitForest(n_estimators=4, random_state=0).fit(X, y).stratified_ is False
+
+
+# ----------------------------------------------------------------------------- device
+
+
+@pytest.mark.parametrize(
+    "cls", [skpacbayes.FirstOrderBoundClassifier, skpacbayes.CertifiedVoteClassifier]
+)
+def test_device_accepts_torch_device(cls):
+    torch = pytest.importorskip("torch")
+    X, y = make_classification(n_samples=120, n_features=5, random_state=0)
+    kwargs = {"max_epochs": 3, "random_state": 0}
+    if cls is skpacbayes.CertifiedVoteClassifier:
+        kwargs.update(voters=StumpBank(), holdout=False)
+    est = cls(device=torch.device("cpu"), **kwargs).fit(X, y)
+    ref = cls(device="cpu", **kwargs).fit(X, y)
+    assert est.bound_ == ref.bound_
+    np.testing.assert_array_equal(est.predict(X), ref.predict(X))
+    assert est.get_params()["device"] == torch.device("cpu")
+
+
+def test_device_rejects_other_types():
+    X, y = make_classification(
+        n_samples=40, n_features=3, n_informative=2, n_redundant=0, random_state=0
+    )
+    with pytest.raises(InvalidParameterError, match=r"'device'.*torch\.device"):
+        skpacbayes.FirstOrderBoundClassifier(device=0).fit(X, y)
+
+
+# ----------------------------------------------------------------------------- voters__ params
+
+
+def test_grid_search_over_voter_parameters_with_explicit_voters():
+    X, y = make_classification(n_samples=120, n_features=4, random_state=0)
+    search = GridSearchCV(
+        skpacbayes.OccamBoundClassifier(voters=StumpBank()),
+        {"voters__n_thresholds": [2, 5]},
+        cv=2,
+    ).fit(X, y)
+    assert search.best_params_["voters__n_thresholds"] in (2, 5)
+
+
+def test_voter_parameters_with_default_voters_give_a_clear_error():
+    X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    est = skpacbayes.OccamBoundClassifier()
+    with pytest.raises(ValueError, match=r"voters=None.*voters=StumpBank\(\)"):
+        est.set_params(voters__n_thresholds=3)
+    with pytest.raises(ValueError, match=r"voters__n_thresholds"):
+        GridSearchCV(est, {"voters__n_thresholds": [2, 5]}, cv=2, error_score="raise").fit(X, y)
+
+
+def test_votes_in_place_under_a_process_backend():
+    """Threads filling the vote matrix in place must stay threads under any joblib backend."""
+    from joblib import parallel_config
+
+    from skpacbayes.voters import SplitForest
+
+    X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    forest = SplitForest(n_estimators=4, random_state=0, n_jobs=2).fit(X, y)
+    ref = SplitForest(n_estimators=4, random_state=0).fit(X, y).votes(X)
+    with parallel_config(backend="loky"):
+        np.testing.assert_array_equal(forest.votes(X), ref)
