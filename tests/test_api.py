@@ -31,6 +31,8 @@ def _public_callables():
         module = importlib.import_module(module_name)
         for name in module.__all__:
             obj = getattr(module, name)
+            if inspect.isclass(obj) and issubclass(obj, BaseException):
+                continue  # warnings and errors take a message, no documented parameters
             if inspect.isclass(obj) or inspect.isfunction(obj):
                 yield f"{module_name}.{name}", obj
 
