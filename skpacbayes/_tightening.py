@@ -1,4 +1,4 @@
-"""Post-training heuristics that tighten the partition bound (SPEC 5).
+"""Post-training heuristics that tighten the partition bound (:ref:`theory-tightening`).
 
 Every candidate posterior is scored with the partition bound (the partition
 lower bounds at 16 bits, the Seeger / cross bound with the full KL) evaluated

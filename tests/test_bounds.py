@@ -69,7 +69,7 @@ def test_public_api_is_complete():
         assert "Examples" in fn.__doc__ and "Notes" in fn.__doc__, name
 
 
-# --- kl and its inverses (SPEC 3.1) ------------------------------------------------------------
+# --- kl and its inverses (theory page, 'The kl inverses') ---------------------------------------
 def test_kl_edge_cases():
     assert kl(0.0, 0.0) == 0.0 and kl(1.0, 1.0) == 0.0 and kl(0.3, 0.3) == 0.0
     assert kl(0.5, 0.0) == math.inf and kl(0.5, 1.0) == math.inf

@@ -1,4 +1,9 @@
-"""SPEC section 9 test vectors for skpacbayes.bounds (rel 1e-9, abs 1e-12)."""
+"""Reference vectors for skpacbayes.bounds (rel 1e-9, abs 1e-12).
+
+The expected values are independent references computed with mpmath at 50 digits; the shared
+reference vectors (``test_vectors.json``, outside the package) hold the same values, and the
+test that reads them is skipped when they are absent.
+"""
 
 import json
 import math
@@ -31,7 +36,7 @@ def close(got, expected, rel=1e-9, abs_=1e-12):
     return got == pytest.approx(expected, rel=rel, abs=abs_)
 
 
-# --- SPEC 9.1 (embedded copy, so the tests run from a clean clone) -------------------------
+# --- scalars (embedded copy of the shared reference vectors, so a clean clone runs them) ----
 KL_INV_UPPER = [
     (0.0, 0.1, 0.095162581964040432),
     (0.1, 0.05, 0.22007860110692463),
@@ -75,7 +80,7 @@ def test_seeger_vectors(emp, kl, m, delta, expected):
     assert close(pac_bayes_upper(emp, kl, m, delta), expected)
 
 
-# --- SPEC 9.2: all bounds on the fixed error table (delta = 0.05, m = 1000, n = 5) ----------
+# --- all bounds on a fixed error table (delta = 0.05, m = 1000, n = 5) -----------------------
 M, DELTA, N_VOTERS = 1000, 0.05, 5
 TABLE = {
     "categorical": {
@@ -156,7 +161,7 @@ def _bounds_from_stats(s):
 
 
 @pytest.mark.parametrize("family", sorted(TABLE))
-def test_spec_9_2_table(family):
+def test_error_table_bounds(family):
     s = TABLE[family]
     got = _bounds_from_stats(s)
     assert len(got) == (10 if "CBound_PB1" in s else 7)
@@ -164,7 +169,7 @@ def test_spec_9_2_table(family):
         assert close(value, s[name]), (family, name, value, s[name])
 
 
-def test_spec_9_2_json_copy():
+def test_error_table_json_copy():
     """Same check against the machine-readable vectors when the shared folder is present."""
     if not VECTORS_JSON.is_file():
         pytest.skip("shared test_vectors.json not available")
@@ -190,7 +195,7 @@ def test_spec_9_2_json_copy():
     assert checked == 20 + 3 * 7 + 3
 
 
-# --- SPEC 9.3 ---------------------------------------------------------------------------------
+# --- the cross bound of split voters (theory page, 'Split voters') ---------------------------
 # (q1, q2, KL1, KL2, m, j, alpha, delta, expected); q1 is evaluated on m - j points.
 CROSS_SAFE = [
     (0.12, 0.15, 3, 4, 2000, 1000, 0.5, 0.05, 0.191708398098),
@@ -205,7 +210,7 @@ CROSS_SAFE = [
 def test_cross_bound_safe_vectors(q1, q2, kl1, kl2, m, j, alpha, delta, expected):
     got = cross_bound(q1, q2, kl1, kl2, m - j, j, alpha, delta)
     assert close(got, expected, rel=1e-10, abs_=1e-11)
-    # the same statement through the generic X of SPEC 3.6
+    # the same statement through the generic pac_bayes_upper
     same = pac_bayes_upper([q1, q2], [kl1, kl2], [m - j, j], delta, weights=[alpha, 1 - alpha])
     assert same == pytest.approx(got, rel=1e-15)
 

@@ -90,7 +90,7 @@ def kl_rounding_allowance(q, eps, p):
 
 
 def ref_betainc_half(a, b):
-    """I_{1/2}(a, b) with the SPEC conventions at 0."""
+    """I_{1/2}(a, b) with the limits at 0 of the theory page (point masses)."""
     if b == 0:
         return mp.mpf(0)
     if a == 0:
@@ -152,14 +152,14 @@ def test_kl_inverses_are_conservative_at_extremes(q):
             if wrong_side > 0:
                 allowed = kl_rounding_allowance(q, eps, exact)
                 assert wrong_side <= allowed, (q, eps, upper, value, mp.nstr(exact, 20))
-            # accuracy: SPEC 3.1 target 1e-14 relative, or the kl rounding where it is larger
+            # accuracy: target 1e-14 relative, or the kl rounding where it is larger
             # (e.g. eps = 50: p ~ 1e-74 is only determined to ~1e-14 relative by float kl)
             tol = max(1e-14 * exact, kl_rounding_allowance(q, eps, exact)) + 1e-300
             assert abs(_mpf(value) - exact) <= tol, (q, eps, upper, value)
 
 
 def test_kl_inverse_closed_forms():
-    """SPEC 3.1 edge cases, exactly."""
+    """The closed forms of the kl inverses at the edges (theory page), exactly."""
     for eps in (1e-300, 1e-8, 0.5, 50.0):
         assert bounds.kl_inv_upper(0.0, eps) == -math.expm1(-eps)
         assert bounds.kl_inv_lower(1.0, eps) == math.exp(-eps)
@@ -456,7 +456,7 @@ def test_partition_values_at_float_resolution_are_certified(name):
 
 
 def test_float32_weights_are_not_treated_as_decimals():
-    """[0.1, 0.2, 0.3, 0.15, 0.25] in float32 has a minimum difference 2**-27, not 0 (SPEC 4.4)."""
+    """[0.1, 0.2, 0.3, 0.15, 0.25] in float32 has a minimum difference 2**-27, not 0."""
     a = PARTITION_CASES["float32 decimals"]
     exact, total = brute_cstar(a)
     assert 2 * exact - total == Fraction(1, 2**27)

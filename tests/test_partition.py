@@ -31,7 +31,8 @@ from skpacbayes.partition import (
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 HYP = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-# SPEC 9.1 partition_cstar (exact rationals of the DECIMAL inputs) and SPEC 9.4 two-set scan
+# Reference partition values cstar (exact rationals of the DECIMAL inputs) and two-set scan
+# values (exact rational constraint, 40-digit mpmath), as in the shared reference vectors
 PARTITIONS = [
     ([0.5, 0.3, 0.2], "1/2", "0"),
     ([0.4, 0.35, 0.25], "3/5", "1/5"),
@@ -187,7 +188,7 @@ def test_twoset_vectors(a1, a2, mix, c_exact):
     assert scan.c_tilde(mix) == dirichlet_split_c_tilde(a1, a2, mix)
 
 
-def test_spec_9_2_family_terms():
+def test_error_table_family_terms():
     b, c = categorical_partition_terms([0.35, 0.25, 0.2, 0.12, 0.08])
     assert b == 0.0
     assert c == pytest.approx(0.53, rel=1e-12)
@@ -554,7 +555,7 @@ def test_float32_input_is_exact():
     a = np.array([0.1, 0.2, 0.3, 0.15, 0.25], dtype=np.float32)
     res = certified_cstar(a)
     assert res.exact and res.lower_exact == exact_cstar(a.astype(np.float64))
-    # float32 values are not decimals: the minimum difference is 2**-27, not 0 (SPEC 4.4)
+    # float32 values are not decimals: the minimum difference is 2**-27, not 0
     pb = certified_pbar(a)
     assert pb.exact and pb.lower_exact == Fraction(1, 2**27)
 

@@ -1,4 +1,8 @@
-"""Tests of skpacbayes.posteriors: SPEC 2 formulas, SPEC 9 vectors, Monte Carlo, gradients."""
+"""Tests of skpacbayes.posteriors: loss and KL formulas, reference vectors, Monte Carlo, gradients.
+
+The formulas are those of the theory page (:ref:`theory-losses`); the reference vectors are
+independent values computed with mpmath at 50 digits.
+"""
 
 import json
 import math
@@ -49,7 +53,7 @@ def random_nat(family, n, rng):
 
 
 # ---------------------------------------------------------------------------------------------
-# SPEC 9.1 vectors (embedded copies)
+# Reference vectors (embedded copies of the shared reference vectors: mpmath, 50 digits)
 # ---------------------------------------------------------------------------------------------
 DIRICHLET_R = [
     (3, 2, 0.3125),
@@ -111,7 +115,7 @@ def test_gauss_multi_r_vectors(p, votes, c, expected):
 
 
 # ---------------------------------------------------------------------------------------------
-# SPEC 9.2: statistics on the fixed binary error table
+# Statistics on a fixed binary error table (13 error patterns of 5 voters, m = 1000)
 # ---------------------------------------------------------------------------------------------
 PATTERNS = [
     ("00000", 550), ("10000", 80), ("01000", 70), ("00100", 60), ("00010", 50), ("00001", 40),
@@ -141,16 +145,16 @@ SPEC92 = {
 }  # fmt: skip
 
 
-def spec92_table():
+def error_table():
     errors = np.concatenate([np.tile([int(c) for c in s], (k, 1)) for s, k in PATTERNS])
     y = torch.ones(errors.shape[0], dtype=torch.int64)
     votes = torch.tensor(1 - errors, dtype=torch.int8)  # class 1 = correct; Gaussian M = 1 - 2E
     return votes, y
 
 
-def spec92_statistics(family):
+def error_table_statistics(family):
     cls, nat, _ = SPEC92[family]
-    votes, y = spec92_table()
+    votes, y = error_table()
     post = cls(5)
     nat = t64(nat)
     r = post.stochastic_loss(nat, votes, y)
@@ -164,14 +168,15 @@ def spec92_statistics(family):
 
 
 @pytest.mark.parametrize("family", sorted(SPEC92))
-def test_spec92_statistics(family):
-    got = spec92_statistics(family)
+def test_error_table_statistics(family):
+    got = error_table_statistics(family)
     for key, value in SPEC92[family][2].items():
         assert close(float(got[key]), value), key
 
 
 # ---------------------------------------------------------------------------------------------
-# SPEC 9.4 (3.6): mixture Bayes classifier of split Gaussian posteriors via win_probabilities
+# Mixture Bayes classifier of split Gaussian posteriors via win_probabilities (theory page,
+# 'Split voters'); reference values computed in high precision (mpmath)
 # ---------------------------------------------------------------------------------------------
 GAUSS_BINARY_BQ = [  # p1, f1, p2, f2, alpha, r(x, +1), r(x, -1), B_Q
     ([10.0], [-1], [1.0], [1], 0.1, 0.24278972853831135, 0.75721027146168865, 1),
@@ -236,7 +241,7 @@ def sampled_losses(post, nat, votes, y, n_samples, generator):
     strict = top2[..., 0] > top2[..., 1]
     winner = torch.where(strict, scores.argmax(dim=2), -1)
     wins = torch.stack([(winner == j).double().mean(0) for j in range(k)], dim=1)
-    if post.name == "dirichlet":  # SPEC 2.2: the vote errs iff w_F >= 1/2 (any k)
+    if post.name == "dirichlet":  # theory page: the vote errs iff w_F >= 1/2 (any k)
         err = (votes != y[:, None]).double()
         loss = ((w @ err.T) >= 0.5 * w.sum(1, keepdim=True)).double().mean(0)
     else:
@@ -893,7 +898,7 @@ def test_shared_json_vectors_when_available():
             votes, y = torch.tensor([inp["votes"]]), torch.tensor([inp["true_class"]])
             got = float(post.stochastic_loss(t64(inp["p"]), votes, y)[0])
         elif group.startswith("bounds/") and inp in stats_names:
-            got = float(spec92_statistics(group.split("/")[1])[inp])
+            got = float(error_table_statistics(group.split("/")[1])[inp])
         else:
             continue
         assert close(got, expected), (group, inp)

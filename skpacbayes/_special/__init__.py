@@ -2,9 +2,9 @@
 
 * :func:`betainc_half` -- the regularized incomplete beta function at one half,
   ``I_{1/2}(a, b) = P(Beta(a, b) <= 1/2)``, differentiable in both ``a`` and ``b``;
-  it is the stochastic loss of a Dirichlet posterior (SPEC 2.2).
+  it is the stochastic loss of a Dirichlet posterior (:ref:`theory-losses`).
 * :func:`gaussian_cdf`, :func:`gaussian_sf` -- the standard normal distribution and
-  survival functions, accurate in both tails (SPEC 0).
+  survival functions, accurate in both tails (:ref:`theory-losses`).
 * :func:`gauss_legendre` -- cached Gauss-Legendre rules (used by the quadratures).
 * :func:`stirling_remainder`, :func:`digamma_minus_log` -- ``lgamma`` and ``digamma``
   with their large-argument behaviour removed (cancellation-free Gamma ratios, used by

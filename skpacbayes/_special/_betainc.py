@@ -594,8 +594,9 @@ def betainc_half(a, b, *, a_residual=None, b_residual=None):
     Returns
     -------
     torch.Tensor
-        ``I_{1/2}(a, b)`` in ``[0, 1]``, with the limits of SPEC 0: ``I(a, 0) = 0`` for
-        ``a > 0`` (Beta(a, 0) is a point mass at 1) and ``I(0, b) = 1`` for ``b > 0``; also
+        ``I_{1/2}(a, b)`` in ``[0, 1]``, with the limits of :ref:`theory-losses`:
+        ``I(a, 0) = 0`` for ``a > 0`` (Beta(a, 0) is a point mass at 1) and ``I(0, b) = 1`` for
+        ``b > 0``; also
         ``I(inf, b) = 0`` and ``I(a, inf) = 1``. NaN for negative or NaN input and for
         ``a = b = 0`` or ``a = b = inf``.
 

@@ -56,7 +56,7 @@ def gaussian_sf(t):
     """Standard normal survival function ``Phi_sf(t) = P(N(0, 1) > t) = erfc(t / sqrt 2) / 2``.
 
     Relatively accurate in the upper tail. This is the function the paper calls
-    ``Phi`` (SPEC 0, [ERRATUM-naming]). Differentiable.
+    ``Phi`` (:ref:`theory-departures`). Differentiable.
 
     Parameters
     ----------

@@ -7,8 +7,8 @@ the computation runs in float64 on CPU and returns a Python float (or a NumPy ar
 elementwise functions on arrays), for certificates. Invalid arguments raise ``ValueError``;
 checks on tensors that require grad are skipped (training hot path).
 
-The mathematics (and every correction to the source paper) is in the project's SPEC,
-sections 3 and 4.
+The statements, their proofs and every correction to the reference paper are on the theory
+page (:ref:`theory`).
 """
 
 from ._binomial import binomial_tail

@@ -1,4 +1,4 @@
-"""Binomial tail psi_N(r) = P(Bin(N, r) >= ceil(N/2)) (SPEC 3.3, Bin bound)."""
+"""Binomial tail psi_N(r) = P(Bin(N, r) >= ceil(N/2)) (binomial bound, :ref:`theory-classical`)."""
 
 from __future__ import annotations
 
@@ -83,7 +83,8 @@ def binomial_tail(r, n_draws):
 
     Notes
     -----
-    SPEC 3.3 (binomial bound, corrected "at least half" threshold). The sum of the binomial
+    :ref:`theory-classical` (binomial bound, corrected "at least half" threshold,
+    :ref:`theory-departures`). The sum of the binomial
     pmf is evaluated in log space in float64 whatever the input dtype (accurate for N up to a
     few thousand and for ``r`` near 0 or 1), in chunks of bounded memory; the derivative is the
     Beta density ``N C(N-1, k-1) r^(k-1) (1-r)^(N-k)``, ``k = ceil(N/2)``. ``N = 1`` gives ``r``.

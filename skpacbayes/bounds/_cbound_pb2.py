@@ -1,4 +1,4 @@
-"""C-bound PAC-Bound 2 (Germain et al. 2015), SPEC 3.3: a certified supremum in float64."""
+"""C-bound PAC-Bound 2 (Germain et al. 2015): a certified supremum in float64."""
 
 from __future__ import annotations
 
@@ -133,7 +133,8 @@ def cbound_pb2(gibbs, disagreement, kl, m, delta, tol=1e-6):
 
     Notes
     -----
-    SPEC 3.3 (PB2, optional). Computed in float64: a golden-section search over ``d`` of the
+    PAC-Bound 2 of Germain et al. (2015), the C-bound of :ref:`theory-classical` with a joint
+    bound on ``(e, d)``. Computed in float64: a golden-section search over ``d`` of the
     quasi-concave function ``C(G_max(d), d)`` (``G_max`` concave, evaluated on the safe side),
     stopped when a certified upper bound on the remaining bracket (from the concavity of
     ``G_max``) is within ``tol`` of the best value found; that upper bound is returned, so the

@@ -1,7 +1,9 @@
-"""Bounds on the risk of the deterministic majority vote (SPEC 3.3, 3.6, 4.2, 4.5, 4.6).
+"""Bounds on the risk of the deterministic majority vote (:ref:`theory-classical`,
+:ref:`theory-triple`, :ref:`theory-single-hypothesis` and :ref:`theory-split`).
 
-All of them forward ``(kl, m, delta, weights)`` to the statement X of SPEC 3.6
-(:func:`~skpacbayes.bounds.pac_bayes_upper`), so they work for one sample (scalars) and for
+All of them forward ``(kl, m, delta, weights)`` to one generic statement
+(:func:`~skpacbayes.bounds.pac_bayes_upper`: Theorem 1, or the cross bound of
+:ref:`theory-split`), so they work for one sample (scalars) and for
 split voters (one entry per half). All values are clipped to [0, 1].
 """
 
@@ -54,7 +56,8 @@ def first_order_bound(gibbs, kl, m, delta, weights=None):
 
     Notes
     -----
-    SPEC 3.3 and 3.6. Needs (F1): the deployed vote errs only where ``r >= 1/2``, so
+    :ref:`theory-classical` and :ref:`theory-split`. Needs (f1): the deployed vote errs only
+    where ``r >= 1/2``, so
     ``L_D(h) <= 2 G_D(Q)``. Holds with probability ``>= 1 - delta``.
 
     Examples
@@ -86,8 +89,9 @@ def second_order_bound(tandem, kl, m, delta, weights=None):
 
     Notes
     -----
-    SPEC 3.3 and 3.6: by (F1), ``1{h errs} <= 4 r^2``; the tandem loss is a loss of two
-    independent draws, hence ``2 KL``. Holds with probability ``>= 1 - delta``.
+    :ref:`theory-classical` and :ref:`theory-split`: by (f1), ``1{h errs} <= 4 r^2``; the
+    tandem loss is a loss of two independent draws, hence ``2 KL``. Holds with probability
+    ``>= 1 - delta``.
 
     Examples
     --------
@@ -122,10 +126,10 @@ def binomial_bound(binomial_risk, kl, m, delta, n_draws, weights=None):
 
     Notes
     -----
-    SPEC 3.3 (corrected form: ``P(Bin(N, r) >= ceil(N/2))``, ``2 R_N`` bounds the risk because
-    ``P(Bin(N, 1/2) >= ceil(N/2)) >= 1/2``) and SPEC 3.6: for split voters the factor 2 is
-    only valid with ``alpha = 1/2`` when ``N >= 3`` (any weights for ``N`` in {1, 2}); more
-    than two halves are refused for ``N >= 3``.
+    :ref:`theory-classical` (corrected form: ``P(Bin(N, r) >= ceil(N/2))``, ``2 R_N`` bounds
+    the risk because ``P(Bin(N, 1/2) >= ceil(N/2)) >= 1/2``) and :ref:`theory-split`: for
+    split voters the factor 2 is only valid with ``alpha = 1/2`` when ``N >= 3`` (any weights for
+    ``N`` in {1, 2}); more than two halves are refused for ``N >= 3``.
 
     Examples
     --------
@@ -140,7 +144,7 @@ def binomial_bound(binomial_risk, kl, m, delta, n_draws, weights=None):
         if weights is not None and not bool((weights.detach() == 0.5).all()):
             raise ValueError(
                 "for two halves and n_draws >= 3 the weights must be exactly (1/2, 1/2), "
-                "fixed in advance (SPEC 3.6)"
+                "fixed in advance (theory page, 'Split voters')"
             )
     return _clip01(2 * _pac_bayes(binomial_risk, n_draws * kl, m, delta, weights, True))
 
@@ -166,11 +170,11 @@ def cbound_bound(gibbs, disagreement, kl, m, delta, weights=None):
 
     Notes
     -----
-    SPEC 3.3 (PB1) and 3.6. One sample: two statements at ``delta / 2``, i.e.
-    ``ln(4 sqrt(m) / delta)``; two halves: four statements at ``delta / 4``. The value is
-    increasing in ``G`` and decreasing in ``d``. As a safe-side guard, ``d_low`` is capped at
-    ``2 G_up (1 - G_up)``: on the good event the true disagreement is below it (Jensen), so
-    the cap only lowers a lower bound, and it keeps the value in [0, 1].
+    :ref:`theory-classical` and :ref:`theory-split`. One sample: two statements at
+    ``delta / 2``, i.e. ``ln(4 sqrt(m) / delta)``; two halves: four statements at ``delta / 4``.
+    The value is increasing in ``G`` and decreasing in ``d``. As a safe-side guard, ``d_low``
+    is capped at ``2 G_up (1 - G_up)``: on the good event the true disagreement is below it
+    (Jensen), so the cap only lowers a lower bound, and it keeps the value in [0, 1].
 
     Examples
     --------
@@ -209,8 +213,8 @@ def vc_bound(det_risk, n_voters, m, delta):
 
     Notes
     -----
-    SPEC 3.3. For multi-class votes ``v = n`` is the paper's choice, not a justified
-    dimension (SPEC 7, item 21).
+    :ref:`theory-classical`. For multi-class votes ``v = n`` is the paper's choice, not a
+    justified dimension (:ref:`theory-departures`).
 
     Examples
     --------
@@ -250,8 +254,9 @@ def triple_bound(l_up, b_tilde, c_tilde):
 
     Notes
     -----
-    SPEC 4.2 (corrected corollary): a single probabilistic statement (the one behind
-    ``Lup``); no union bound for ``b~`` and ``c~``, which must never be over-estimated.
+    :ref:`theory-triple` (Theorem 2, corrected statement): a single probabilistic statement
+    (the one behind ``Lup``); no union bound for ``b~`` and ``c~``, which must never be
+    over-estimated.
 
     Examples
     --------
@@ -275,7 +280,8 @@ def partition_bound(gibbs, kl, m, delta, b_tilde, c_tilde, weights=None):
     kl, m, delta
         As in :func:`pac_bayes_upper`.
     b_tilde, c_tilde : float or torch.Tensor
-        Certified lower bounds of SPEC 4.3/4.4 (or of the two-set scan of SPEC 3.6).
+        Certified lower bounds of :ref:`theory-partition` (or of the two-set scan of
+        :ref:`theory-split`).
     weights : sequence, optional
         Half weights, as in :func:`pac_bayes_upper`.
 
@@ -286,9 +292,9 @@ def partition_bound(gibbs, kl, m, delta, b_tilde, c_tilde, weights=None):
 
     Notes
     -----
-    SPEC 4.5 (one sample) and 3.6 (halves). Holds with probability ``>= 1 - delta`` for all
-    posteriors simultaneously, provided ``b~``, ``c~`` are deterministic certified lower
-    bounds for the deployed classifier.
+    :ref:`theory-partition` (one sample) and :ref:`theory-split` (halves). Holds with
+    probability ``>= 1 - delta`` for all posteriors simultaneously, provided ``b~``, ``c~`` are
+    deterministic certified lower bounds for the deployed classifier.
 
     Examples
     --------
@@ -337,8 +343,8 @@ def single_hypothesis_triple_bound(gibbs, b_hat, c_hat, kl, m, m0, m1, deltas):
 
     Notes
     -----
-    SPEC 3.4 and 4.6 (three statements, union bound). Only valid for ``h`` independent of
-    the sample (never for ``h = h_Q`` with ``Q`` trained on it).
+    :ref:`theory-single-hypothesis` (three statements, union bound). Only valid for ``h``
+    independent of the sample (never for ``h = h_Q`` with ``Q`` trained on it).
 
     Examples
     --------

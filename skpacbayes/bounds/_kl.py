@@ -1,4 +1,7 @@
-"""Binary kl divergence and its two inverses (SPEC 3.1), with implicit-function gradients."""
+"""Binary kl divergence and its two inverses, with implicit-function gradients.
+
+See :ref:`theory-kl`.
+"""
 
 from __future__ import annotations
 
@@ -98,7 +101,7 @@ def _bisect(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
 
 
 def _solve(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
-    """Exact edge cases of SPEC 3.1 around the bisection."""
+    """Exact edge cases (theory page, 'The kl inverses') around the bisection."""
     with torch.no_grad():
         p = _bisect(q, eps, upper)
         one, zero = torch.ones_like(p), torch.zeros_like(p)
@@ -172,7 +175,7 @@ def kl(q, p):
 
     Notes
     -----
-    SPEC 3.1. Computed with ``log1p`` for accuracy near 0 and 1.
+    See :ref:`theory-notation`. Computed with ``log1p`` for accuracy near 0 and 1.
 
     Examples
     --------
@@ -204,8 +207,8 @@ def kl_inv_upper(q, eps):
 
     Notes
     -----
-    SPEC 3.1. Vectorised bisection in the input dtype, run until the bracket stops shrinking
-    (at most 200 steps); the UPPER end of the final bracket is returned, so the result is
+    See :ref:`theory-kl`. Vectorised bisection in the input dtype, run until the bracket stops
+    shrinking (at most 200 steps); the UPPER end of the final bracket is returned, so the result is
     never below the exact inverse (up to the rounding of ``kl`` itself). Exact edge cases:
     ``eps = 0 -> q``, ``eps = inf -> 1``, ``q = 1 -> 1``, ``q = 0 -> 1 - exp(-eps)``.
     Gradients: ``dp/deps = 1 / (dkl/dp)``, ``dp/dq = -(dkl/dq) / (dkl/dp)``; at ``q = 0`` the
@@ -241,7 +244,7 @@ def kl_inv_lower(q, eps):
 
     Notes
     -----
-    SPEC 3.1. Bisection on [0, q] returning the LOWER end of the final bracket, so the
+    See :ref:`theory-kl`. Bisection on [0, q] returning the LOWER end of the final bracket, so the
     result is never above the exact inverse. Exact edge cases: ``eps = 0 -> q``,
     ``eps = inf -> 0``, ``q = 0 -> 0``, ``q = 1 -> exp(-eps)``. Gradients as for
     :func:`kl_inv_upper`.

@@ -1,6 +1,7 @@
 """Seeger/Maurer PAC-Bayes statements, the two-halves cross bound and the Occam bound.
 
-SPEC 3.2, 3.5 and 3.6. The generic statement ``X`` of SPEC 3.6 is :func:`pac_bayes_upper`
+See :ref:`theory-pac-bayes` and :ref:`theory-split`. The generic statement is
+:func:`pac_bayes_upper`
 (and its lower twin): one Seeger bound for one sample, or ``h`` per-half Seeger bounds at
 ``delta / h`` each, mixed linearly with the half weights.
 """
@@ -31,7 +32,7 @@ def _seeger_eps(kl, m, delta):
 
 
 def _pac_bayes(stat, kl, m, delta, weights, upper: bool):
-    """Statement X of SPEC 3.6 on tensors (no checks on values, shape checks only)."""
+    """The generic statement (Theorem 1 or the cross bound) on tensors (shape checks only)."""
     if stat.ndim == 0 and kl.ndim == 0 and m.ndim == 0:
         if weights is not None and not (weights.numel() == 1 and bool(weights.reshape(()) == 1)):
             raise ValueError("weights must be None (or [1]) for a single sample")
@@ -83,9 +84,10 @@ def pac_bayes_upper(stat, kl, m, delta, weights=None):
 
     Notes
     -----
-    SPEC 3.2 and 3.6. With probability at least ``1 - delta`` over the sample, the bound holds
-    for all posteriors simultaneously (and, for halves, for all weights simultaneously, so the
-    weights may depend on the data). For ``h = 2`` this is the "safe" cross bound of SPEC 3.5.
+    :ref:`theory-pac-bayes` and :ref:`theory-split`. With probability at least ``1 - delta``
+    over the sample, the bound holds for all posteriors simultaneously (and, for halves, for all
+    weights simultaneously, so the weights may depend on the data). For ``h = 2`` this is the
+    cross bound of :ref:`theory-split`.
 
     Examples
     --------
@@ -114,8 +116,9 @@ def pac_bayes_lower(stat, kl, m, delta, weights=None):
 
     Notes
     -----
-    SPEC 3.2 and 3.6 (the lower statements ``L_i``). With probability at least ``1 - delta``
-    the true mean is at least the returned value, for all posteriors simultaneously.
+    :ref:`theory-pac-bayes` and :ref:`theory-split` (the lower statements ``L_i``). With
+    probability at least ``1 - delta`` the true mean is at least the returned value, for all
+    posteriors simultaneously.
 
     Examples
     --------
@@ -146,8 +149,8 @@ def seeger_epsilon(kl, m, delta):
 
     Notes
     -----
-    SPEC 3.2: valid for every ``m >= 1`` (Maurer's ``xi(m) <= 2 sqrt(m)``) and a prior fixed
-    before the sample is drawn.
+    :ref:`theory-pac-bayes` (Theorem 1): valid for every ``m >= 1`` (Maurer's
+    ``xi(m) <= 2 sqrt(m)``) and a prior fixed before the sample is drawn.
 
     Examples
     --------
@@ -170,15 +173,16 @@ def cross_bound(q1, q2, kl1, kl2, m1, m2, alpha, delta, mode="safe"):
     kl1, kl2 : float or torch.Tensor
         ``KL(Q1||P1)`` and ``KL(Q2||P2)``.
     m1, m2 : int or float
-        Sizes of the evaluation sets of ``q1`` and ``q2`` (``m - j`` and ``j`` in SPEC 3.5).
+        Sizes of the evaluation sets of ``q1`` and ``q2`` (``|H_2|`` and ``|H_1|`` in
+        :ref:`theory-split`).
     alpha : float or torch.Tensor
         Mixture weight of ``Q1`` in [0, 1].
     delta : float
         Confidence parameter in (0, 1].
     mode : {"safe", "paper"}, default="safe"
         ``"safe"``: two Seeger bounds at ``delta / 2``, mixed linearly (valid for all
-        ``alpha`` simultaneously). ``"paper"``: formula (X1) of SPEC 3.5, only for
-        ``m1 == m2`` and ``alpha == 1/2``.
+        ``alpha`` simultaneously). ``"paper"``: the formula of the reference code of
+        Zantedeschi et al. (2021), only for ``m1 == m2`` and ``alpha == 1/2``.
 
     Returns
     -------
@@ -187,7 +191,7 @@ def cross_bound(q1, q2, kl1, kl2, m1, m2, alpha, delta, mode="safe"):
 
     Notes
     -----
-    SPEC 3.5. "safe": ``alpha kl_inv_upper(q1, (KL1 + ln(4 sqrt(m1)/delta))/m1) +
+    :ref:`theory-split`. "safe": ``alpha kl_inv_upper(q1, (KL1 + ln(4 sqrt(m1)/delta))/m1) +
     (1 - alpha) kl_inv_upper(q2, (KL2 + ln(4 sqrt(m2)/delta))/m2)``, i.e.
     :func:`pac_bayes_upper` with weights ``(alpha, 1 - alpha)``. "paper" (reproduction only,
     its proof could not be verified): ``kl_inv_upper((q1 + q2)/2, (KL1 + KL2 + ln(2m/delta))/m)``
@@ -214,7 +218,7 @@ def cross_bound(q1, q2, kl1, kl2, m1, m2, alpha, delta, mode="safe"):
     if mode == "paper":
         if not bool(m1 == m2) or not bool(alpha == 0.5):
             raise ValueError(
-                'mode="paper" (formula X1 of SPEC 3.5) is only valid for m1 == m2 and '
+                'mode="paper" (the reference code\'s formula) is only valid for m1 == m2 and '
                 f"alpha == 1/2, got m1={float(m1)}, m2={float(m2)}, alpha={float(alpha)}; "
                 'use mode="safe"'
             )
@@ -249,8 +253,9 @@ def occam_bound(train_error, n_voters, m, delta, weights=None):
     Notes
     -----
     A point mass on one voter under the uniform prior has ``KL = ln(n)``; the Seeger bound
-    (SPEC 3.2) then holds simultaneously for all voters. For halves, ``ln(n)`` with ``n`` the
-    size of the whole bank upper-bounds ``ln(n_i)``, so the per-half statements stay valid.
+    (:ref:`theory-pac-bayes`) then holds simultaneously for all voters. For halves, ``ln(n)``
+    with ``n`` the size of the whole bank upper-bounds ``ln(n_i)``, so the per-half statements stay
+    valid.
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Certified number partitioning: the weight-only terms of the partition bound.
 
-The partition bound (SPEC 4.2) is a certificate only if the partition value it uses is
-exact or a certified LOWER bound (SPEC 4.3-4.4): a heuristic partition (greedy,
+The partition bound (:ref:`theory-triple`) is a certificate only if the partition value it uses is
+exact or a certified LOWER bound (:ref:`theory-partition`): a heuristic partition (greedy,
 Karmarkar-Karp, a truncated search) is an actual subset, hence an UPPER bound, and using
 it silently breaks validity. Everything here is computed in exact arithmetic:
 
@@ -27,7 +27,8 @@ Portfolio of :func:`certified_cstar` (all sound; chosen by size and structure):
    floor-scaled integer subset-sum bitset DP with the exact residual term (resolution
    ``bits``); "largest 32 items exactly, the rest as slack" (all three on the lower side).
 
-The family terms (SPEC 4.3) and the Dirichlet two-set scan of split voters (SPEC 3.6)
+The family terms (:ref:`theory-partition`) and the Dirichlet two-set scan of split voters
+(:ref:`theory-split`)
 are built on the same machinery.
 """
 

@@ -31,7 +31,7 @@ __all__ = [
 # ----------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class CstarCertificate:
-    """Certified bracket of the partition value ``cstar(a)`` (SPEC 4.3).
+    """Certified bracket of the partition value ``cstar(a)`` (:ref:`theory-partition`).
 
     Attributes
     ----------
@@ -97,8 +97,9 @@ class CstarCertificate:
 def certified_cstar(a, bits=24, *, relax=0.0, max_exact_log2=None, rtol=1e-9, max_nodes=None):
     """Certified lower bound, feasible upper bound and subset for the partition value.
 
-    ``cstar(a) = min{ sum_{i in I} a_i : sum_{i in I} a_i >= sum(a) / 2 }`` (SPEC 4.3), the
-    larger side of the most balanced partition of the non-negative weights ``a``.
+    ``cstar(a) = min{ sum_{i in I} a_i : sum_{i in I} a_i >= sum(a) / 2 }``
+    (:ref:`theory-partition`), the larger side of the most balanced partition of the non-negative
+    weights ``a``.
 
     Parameters
     ----------
@@ -222,7 +223,7 @@ def _check_relax(relax):
 
 
 def cstar_lower(a, bits=24):
-    """Certified lower bound on ``cstar(a)`` (SPEC 4.4 ``cstar_lower``), rounded down.
+    """Certified lower bound on ``cstar(a)`` (:ref:`theory-partition`), rounded down.
 
     Parameters
     ----------
@@ -262,7 +263,7 @@ def _scaled_lower(low, t, total, n_nonzero, min_nonzero, rounded, width):
 
 
 def scaled_cstar_lower(certificate, t, *, rounded=True):
-    """Lower bound on ``cstar(t * a)`` from a certificate of ``a`` (SPEC 4.4 step 4).
+    """Lower bound on ``cstar(t * a)`` from a certificate of ``a`` (:ref:`theory-partition`).
 
     Parameters
     ----------
@@ -329,7 +330,7 @@ def _is_pow2(q):
 # ----------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class PbarCertificate:
-    """Certified bracket of ``pbar = Dstar(|p|) = 2 cstar(|p|) - ||p||_1`` (SPEC 4.3).
+    """Certified bracket of ``pbar = Dstar(|p|) = 2 cstar(|p|) - ||p||_1`` (theory page).
 
     Attributes
     ----------
@@ -415,7 +416,7 @@ def certified_pbar(p, bits=24, **kwargs):
 
 
 def scaled_pbar_lower(certificate, t, *, rounded=True):
-    """Lower bound on ``pbar(t * p)`` from a certificate of ``p`` (SPEC 4.4 step 4).
+    """Lower bound on ``pbar(t * p)`` from a certificate of ``p`` (:ref:`theory-partition`).
 
     Parameters
     ----------

@@ -84,7 +84,7 @@ class _ScanSet:
 
 
 class DirichletSplitScan:
-    """Reusable two-set scan for Dirichlet posteriors on split voters (SPEC 3.6).
+    """Reusable two-set scan for Dirichlet posteriors on split voters (:ref:`theory-split`).
 
     Builds the reachable scaled subset sums ``R_i`` of both halves once; each call of
     :meth:`c_tilde` answers one mixture weight.
@@ -224,7 +224,7 @@ class DirichletSplitScan:
 
 
 def dirichlet_split_c_tilde(alpha1, alpha2, mix, bits=24):
-    """``c~`` of the mixture-mean vote of two Dirichlet halves (SPEC 3.6 two-set scan).
+    """``c~`` of the mixture-mean vote of two Dirichlet halves (two-set scan, :ref:`theory-split`).
 
     Parameters
     ----------

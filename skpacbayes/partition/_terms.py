@@ -15,7 +15,8 @@ from ._exact import _as_vector, _round_down, _round_up, _vote_slack
 
 __all__ = ["categorical_partition_terms", "dirichlet_partition_terms", "gaussian_partition_terms"]
 
-BETAINC_ALLOWANCE = 1e-12  # absolute allowance for the rounding of betainc / ndtr (SPEC 3.6)
+# Absolute allowance for the rounding of betainc / ndtr (theory page, 'Conservative numerics').
+BETAINC_ALLOWANCE = 1e-12
 
 
 def _relaxed_cstar(arr, bits):
@@ -30,7 +31,9 @@ def _relaxed_cstar(arr, bits):
 
 
 def categorical_partition_terms(p, bits=24):
-    """``(b~, c~)`` of a Categorical posterior: ``(0, cstar(p / sum p))`` certified (SPEC 4.3).
+    """``(b~, c~)`` of a Categorical posterior: ``(0, cstar(p / sum p))`` certified.
+
+    See :ref:`theory-partition`.
 
     Parameters
     ----------
@@ -76,7 +79,7 @@ def categorical_partition_terms(p, bits=24):
 
 
 def _betainc_lower(a_up, b_down):
-    """``I_{1/2}(a, b)`` at safe-side arguments, with the SPEC conventions at 0.
+    """``I_{1/2}(a, b)`` at safe-side arguments, with the limits at 0 of :ref:`theory-losses`.
 
     ``I_x(a, 0) = 0`` (point mass at 1) and ``I_x(0, b) = 1`` (point mass at 0).
     """
@@ -95,7 +98,9 @@ def _betainc_lower(a_up, b_down):
 
 
 def dirichlet_partition_terms(alpha, bits=24):
-    """``(b~, c~)`` of a Dirichlet posterior: ``(0, I_{1/2}(A - cs, cs))`` (SPEC 4.3-4.4).
+    """``(b~, c~)`` of a Dirichlet posterior: ``(0, I_{1/2}(A - cs, cs))``.
+
+    See :ref:`theory-partition`.
 
     Parameters
     ----------
@@ -153,7 +158,7 @@ def _phi_arg(x_q, n, direction):
 
 
 def gaussian_partition_terms(mean, n_voters, bits=24):
-    """``(b~, c~)`` of a binary Gaussian posterior ``N(p, I)`` (SPEC 4.3).
+    """``(b~, c~)`` of a binary Gaussian posterior ``N(p, I)`` (:ref:`theory-partition`).
 
     Parameters
     ----------
@@ -161,7 +166,7 @@ def gaussian_partition_terms(mean, n_voters, bits=24):
         Posterior mean ``p`` (any sign, zeros allowed).
     n_voters : int
         Number of voters of the Gaussian: ALL of them, zero weights included (using the
-        number of non-zero weights is unsound, SPEC 4.3). Must be ``>= len(mean)``.
+        number of non-zero weights is unsound, :ref:`theory-partition`). Must be ``>= len(mean)``.
     bits : int, default=24
         DP resolution (16 inside heuristics, 24 for reported values).
 

@@ -1,4 +1,6 @@
-"""Posterior families over the voter weights: Categorical, Dirichlet, Gaussian (SPEC 2).
+"""Posterior families over the voter weights: Categorical, Dirichlet, Gaussian.
+
+Their divergences and stochastic losses are stated in :ref:`theory-losses`.
 
 Every family implements the interface of :class:`Posterior`: ``init_raw``,
 ``natural``, ``raw_from_natural``, ``kl``, ``stochastic_loss`` (the per-example

@@ -70,7 +70,7 @@ class Posterior:
     """Base class of the posterior families (not to be used directly).
 
     A posterior family owns its natural parameter ``nat`` (a vector over the ``n``
-    voters), its prior, the KL divergence to the prior (SPEC 2), the per-example
+    voters), its prior, the KL divergence to the prior (:ref:`theory-notation`), the per-example
     stochastic loss ``r(x, y) = P_{w ~ Q}(h_w(x) != y)`` (ties are errors), the
     deterministic loss of the vote with the mean weights, and the mean weights
     themselves. Training optimizes an unconstrained ``raw`` tensor with
@@ -83,8 +83,8 @@ class Posterior:
     n_classes : int, default=2
         Number of classes ``k``; ``k = 2`` is the binary task.
     prior : array-like or float, default=None
-        Natural parameter of the prior; ``None`` is the default of SPEC 2 (uniform
-        Categorical, Dirichlet(1, ..., 1), N(0, I)).
+        Natural parameter of the prior; ``None`` is the default prior of
+        :ref:`theory-notation` (uniform Categorical, Dirichlet(1, ..., 1), N(0, I)).
 
     Attributes
     ----------

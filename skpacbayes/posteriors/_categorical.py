@@ -1,4 +1,4 @@
-"""Categorical posterior C(p): one voter drawn with probability p_i (SPEC 2.1)."""
+"""Categorical posterior C(p): one voter drawn with probability p_i (:ref:`theory-losses`)."""
 
 import math
 
@@ -14,14 +14,14 @@ _LOG_ZERO = -1.0e4  # raw value standing for a zero probability (exp underflows 
 
 
 class Categorical(Posterior):
-    """Categorical posterior ``C(p)`` over the voters (SPEC 2.1).
+    """Categorical posterior ``C(p)`` over the voters (:ref:`theory-losses`).
 
     A draw ``w ~ C(p)`` is the one-hot vector of one voter, chosen with
     probability ``p_i``; the sampled vote is that voter's vote. Hence
     ``r(x, y) = sum_i p_i 1{f_i(x) != y}`` (the weighted error, exact for any number
     of classes) and the deterministic vote (weights ``p``) errs iff
     ``2 sum_{f_i(x) != y} p_i >= sum_i p_i`` (ties are errors; for ``k > 2`` this
-    upper-bounds the plurality-vote error, SPEC 2.1).
+    upper-bounds the plurality-vote error, :ref:`theory-losses`).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Dirichlet posterior D(alpha): weights drawn on the simplex (SPEC 2.2)."""
+"""Dirichlet posterior D(alpha): weights drawn on the simplex (:ref:`theory-losses`)."""
 
 import math
 import sys
@@ -198,7 +198,7 @@ class _PackedMasses(torch.autograd.Function):
 
 
 class Dirichlet(Posterior):
-    """Dirichlet posterior ``D(alpha)`` over the voter weights (SPEC 2.2).
+    """Dirichlet posterior ``D(alpha)`` over the voter weights (:ref:`theory-losses`).
 
     A draw ``w ~ D(alpha)`` lies on the simplex; its vote errs iff the weight of the
     erring voters is at least one half (ties are errors). With ``a_F = sum_{err} alpha_i``

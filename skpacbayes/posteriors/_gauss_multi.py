@@ -1,4 +1,6 @@
-"""P(class c is the strict winner) for the Gaussian posterior N(p, I) with hard votes (SPEC 2.4).
+"""P(class c is the strict winner) for the Gaussian posterior N(p, I) with hard votes.
+
+See :ref:`theory-losses`.
 
 With ``s_j = sum_{v_i = j} w_i`` (independent ``N(P_j, n_j)``; ``s_j = 0`` if ``n_j = 0``)
 and ``n_c > 0``, the probability that ``c`` is the strict winner is

@@ -1,4 +1,4 @@
-"""Gaussian posterior N(p, I) over the voter weights (SPEC 2.3 binary, 2.4 multi-class)."""
+"""Gaussian posterior N(p, I) over the voter weights (:ref:`theory-losses`)."""
 
 import math
 
@@ -14,7 +14,7 @@ __all__ = ["Gaussian"]
 
 
 class Gaussian(Posterior):
-    """Gaussian posterior ``N(p, I)`` over the voter weights (SPEC 2.3, 2.4).
+    """Gaussian posterior ``N(p, I)`` over the voter weights (:ref:`theory-losses`).
 
     A draw is ``w = p + N(0, I)`` in ALL ``n`` coordinates (zero-weight voters
     included); class ``j`` scores ``s_j(w) = sum_{v_i = j} w_i`` and the vote is the
@@ -24,7 +24,7 @@ class Gaussian(Posterior):
       ``M_i = +1`` (voter right) / ``-1`` (voter wrong) and ``n`` = all voters; the mean
       vote errs iff ``M . p <= 0``.
     * Multi-class (``n_classes >= 3``): ``r = 1 - P(c is the strict winner)``, the exact
-      1-D integral of SPEC 2.4 (classes without votes, ``n_c = 0``, and ties handled);
+      1-D integral of :ref:`theory-losses` (classes without votes, ``n_c = 0``, and ties handled);
       the mean vote errs iff the true class is not the strict argmax of the class sums
       ``P_j = sum_{v_i = j} p_i``. For ``k = 2`` the integral reduces to the binary
       formula.
@@ -282,7 +282,8 @@ class Gaussian(Posterior):
         return self._checked(nat)
 
     def win_probabilities(self, nat, votes):
-        """``P_Q(class y is the strict winner)``, shape ``(b, k)`` (SPEC 2.3, 2.4, 3.6).
+        """``P_Q(class y is the strict winner)``, shape ``(b, k)`` (:ref:`theory-losses`;
+        the Bayes classifier of a mixture, :ref:`theory-split`).
 
         Parameters
         ----------

@@ -135,7 +135,7 @@ class SplitForest(BaseVoters):
     -----
     Each voter depends on its own half only, so on the other half it is a
     data-independent function and a PAC-Bayes bound on that half is valid
-    (SPEC 3.5 and 3.6 give the mixture posterior, the deployed classifier and the
+    (:ref:`theory-split` gives the mixture posterior, the deployed classifier and the
     bounds). With ``split="single"`` the examples of half 0 evaluate no voter: the
     bound and the weights use half 1 only.
 

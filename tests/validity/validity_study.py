@@ -8,7 +8,7 @@ the true risk of the deployed classifier ("violations"). A valid bound has at mo
 
 Distributions
 -------------
-``mixture`` (SPEC 8)
+``mixture``
     Binary, 2 features. ``y`` uniform on {0, 1}; class 1 is an equal mixture of ``N((+-1, 0), I)``,
     class 0 of ``N((0, +-1), I)``. Stumps are weak here (risk ~0.33-0.45): most PAC-Bayes bounds
     are near-vacuous, the partition / Occam / VC bounds are not.
@@ -298,7 +298,7 @@ def _forest_configs():
 
 
 # "shifted": every estimator x every valid posterior (all informative there).
-# "mixture" (SPEC 8): FO (the reference PAC-Bayes bound, near-vacuous there) and the bounds
+# "mixture": FO (the reference PAC-Bayes bound, near-vacuous there) and the bounds
 # that are informative on it: partition with the heuristics, VC, margin, Occam.
 CONFIGS = (
     _binary_configs("shifted", _ALL_FAMILIES)
