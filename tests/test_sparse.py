@@ -53,7 +53,8 @@ CASES = [
     ("Vote", lambda: skp.CertifiedVoteClassifier(
         voters=_forest(), prior_scales=(1.0,), **FAST), _multi),
     ("Selection", lambda: BoundSelectionClassifier(
-        [skp.FirstOrderBoundClassifier(**FAST), skp.OccamBoundClassifier(random_state=0)]), _binary),
+        [skp.FirstOrderBoundClassifier(**FAST), skp.OccamBoundClassifier(random_state=0)]
+    ), _binary),
 ]
 
 
