@@ -11,7 +11,10 @@ from pathlib import Path
 __all__ = ["main"]
 
 # the keys of skpacbayes.benchmark.METHODS (not imported here: --help stays fast, no torch)
-_METHOD_NAMES = ("FO", "SO", "Bin", "CBnd", "VC", "Part", "Occam", "Vote", "HoldOut")
+_METHOD_NAMES = (
+    "FO", "SO", "Bin", "CBnd", "VC", "Part", "Occam", "Vote", "HoldOut", "HO10", "HO20", "HO50",
+    "Certified",
+)
 
 
 def _parser():
