@@ -351,17 +351,29 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
                 f"{sorted(set(np.unique(y)) - set(self.classes_))}."
             )
         n_classes = self.classes_.shape[0]
-        groups = _evaluation_groups(voters)
-        split = len(groups) > 1
-        self._check_combination(n_classes, split)
+        out_of_bag = getattr(voters, "is_out_of_bag", False)
+        if out_of_bag:  # one row set per voter: the out-of-bag bounds (theory-out-of-bag)
+            from skpacbayes._out_of_bag import check_out_of_bag
+
+            check_out_of_bag(self)
+            self._check_combination(n_classes, True)
+        else:
+            groups = _evaluation_groups(voters)
+            self._check_combination(n_classes, len(groups) > 1)
         self.voters_ = voters
         self.n_classes_ = n_classes
         votes = voters.votes(X)
 
-        from skpacbayes._fitting import fit_posteriors
+        if out_of_bag:
+            from skpacbayes._out_of_bag import fit_out_of_bag
 
-        fitted = fit_posteriors(self, votes, y_idx, groups, torch_seed)
-        self.groups_ = [(g.voters, g.samples) for g in groups]
+            fitted = fit_out_of_bag(self, voters, votes, y_idx, torch_seed)
+            self.groups_ = [(np.arange(votes.shape[1]), np.arange(votes.shape[0]))]
+        else:
+            from skpacbayes._fitting import fit_posteriors
+
+            fitted = fit_posteriors(self, votes, y_idx, groups, torch_seed)
+            self.groups_ = [(g.voters, g.samples) for g in groups]
         self.posterior_params_ = fitted.natural
         self.mixture_weights_ = fitted.mixture_weights
         self.weights_ = fitted.vote_weights
@@ -573,6 +585,14 @@ class _EvaluationGroup:
 
 def _evaluation_groups(voters):
     """Split the vote matrix into the halves of SPEC 3.6 (one group if not split)."""
+    if getattr(voters, "is_out_of_bag", False):
+        raise ValueError(
+            "This estimator evaluates voters on two halves or on every example and cannot "
+            "use an out-of-bag voter bank (OutOfBagVoters), whose voters may each only be "
+            "evaluated on their own out-of-bag rows. Use FirstOrderBoundClassifier("
+            "posterior='categorical') or SecondOrderBoundClassifier(posterior='categorical') "
+            "with it."
+        )
     voter_groups = np.asarray(voters.voter_groups_)
     sample_groups = np.asarray(voters.sample_groups_)
     labels = np.unique(voter_groups)

@@ -90,10 +90,12 @@ class BaseVoters(BaseEstimator):
     _X_dtype = "numeric"
     # True for banks whose voters were grown on (part of) the training sample.
     _is_split = False
+    # True for banks whose voters are each evaluated on their own out-of-bag rows.
+    _is_out_of_bag = False
 
     @property
     def is_split(self):
-        """Whether the voters depend on the training sample (two halves).
+        """Whether the voters depend on the training sample (two halves, or out of bag).
 
         Examples
         --------
@@ -102,6 +104,21 @@ class BaseVoters(BaseEstimator):
         (False, True)
         """
         return self._is_split
+
+    @property
+    def is_out_of_bag(self):
+        """Whether each voter is evaluated on its own out-of-bag rows (one row set per voter).
+
+        Such a bank has no ``voter_groups_`` / ``sample_groups_``: its evaluation rule is
+        :meth:`evaluation_mask` (one set of rows per voter, and per pair of voters).
+
+        Examples
+        --------
+        >>> from skpacbayes.voters import OutOfBagVoters, SplitForest
+        >>> SplitForest().is_out_of_bag, OutOfBagVoters().is_out_of_bag
+        (False, True)
+        """
+        return self._is_out_of_bag
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=False)
