@@ -2,10 +2,12 @@
 
 Candidates that can win, each fitted once and certified at ``delta / K``: the
 plain vote of a forest grown on ``1 - f`` of the rows, certified on the held-out
-``f`` (one candidate per validation fraction ``f``). All ``K`` statements hold
-together with probability at least ``1 - delta`` (union bound), so the deployed
-candidate may be chosen by any rule without losing the certificate: the
-tightest bound, the best expected accuracy, or (the default) a balance of both.
+``f`` (one candidate per validation fraction ``f``), and, where the rule can pick
+them, the forest grown on every row certified by the out-of-bag first-order and
+tandem bounds. All ``K`` statements hold together with probability at least
+``1 - delta`` (union bound), so the deployed candidate may be chosen by any rule
+without losing the certificate: the tightest bound, the best expected accuracy,
+or (the default) a balance of both.
 """
 
 from numbers import Integral, Real
@@ -17,22 +19,98 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from skpacbayes._holdout import HoldOutBoundClassifier, _fractions
-from skpacbayes.classifiers import validate_training_data
+from skpacbayes._fitting import _strict_argmax_is
+from skpacbayes._holdout import DEFAULT_FRACTIONS, HoldOutBoundClassifier, _fractions
+from skpacbayes.classifiers import (
+    FirstOrderBoundClassifier,
+    SecondOrderBoundClassifier,
+    validate_training_data,
+    weighted_vote_scores,
+)
 from skpacbayes.model_selection import validated_for_predict
 
 __all__ = ["CertifiedVoteClassifier"]
 
-SELECTIONS = ("balanced", "bound", "accuracy")
+#: named selection rules -> their tolerance on the bound (relative to the smallest one)
+SELECTIONS = {"balanced": 0.05, "bound": 0.0, "accuracy": float("inf")}
+_OUT_OF_BAG = {"FO": FirstOrderBoundClassifier, "SO": SecondOrderBoundClassifier}
 
 
-def _selection_key(selection, bound, estimate):
-    """Sort key of a candidate under a selection rule (smaller is preferred)."""
-    if selection == "bound":
-        return (bound, estimate)
-    if selection == "accuracy":
-        return (estimate, bound)
-    return (bound + estimate, bound)
+def out_of_bag_error(estimator, X, y):
+    """Error of a fitted vote on out-of-bag voters: each row voted by the voters it may evaluate.
+
+    Row ``i`` is classified by the weighted vote of the voters ``j`` with
+    ``evaluation_mask()[i, j]`` (the voters that never saw it; ties count as errors);
+    rows that no voter may evaluate are left out. For an
+    :class:`~skpacbayes.voters.OutOfBagVoters` bank it is the out-of-bag error of a
+    random forest: an estimate of the deployed vote's error, not a certificate.
+
+    Parameters
+    ----------
+    estimator : fitted MajorityVoteClassifier
+        With ``voters_`` fitted on ``X`` and ``weights_``.
+    X, y : ndarray
+        The rows the bank was fitted on.
+
+    Returns
+    -------
+    error : float
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import FirstOrderBoundClassifier
+    >>> from skpacbayes._recommended import out_of_bag_error
+    >>> from skpacbayes.voters import OutOfBagVoters
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = FirstOrderBoundClassifier(voters=OutOfBagVoters(n_estimators=20, random_state=0),
+    ...                                 random_state=0).fit(X, y)
+    >>> bool(0 < out_of_bag_error(clf, X, y) < 0.1)
+    True
+    """
+    mask = estimator.voters_.evaluation_mask()
+    votes = np.where(mask, estimator.voters_.votes(X), -1)  # -1: no class, no weight
+    scores = weighted_vote_scores(votes, estimator.weights_, estimator.classes_.size)
+    rows = mask.any(axis=1)
+    y_idx = np.searchsorted(estimator.classes_, y)
+    return float(np.mean(~_strict_argmax_is(scores[rows], y_idx[rows])))
+
+
+def select(bounds, estimates, tolerance):
+    """Index of the deployed candidate: the most accurate among the nearly tightest.
+
+    Among the candidates whose bound is at most ``(1 + tolerance)`` times the
+    smallest bound, the one with the smallest estimated error; ties go to the
+    smaller bound, then to the earlier candidate.
+
+    Parameters
+    ----------
+    bounds, estimates : sequence of float
+        Each candidate's certified bound and estimated error.
+    tolerance : float >= 0
+        ``0``: the tightest bound; ``inf``: the most accurate estimate.
+
+    Returns
+    -------
+    index : int
+
+    Examples
+    --------
+    >>> from skpacbayes._recommended import select
+    >>> bounds, estimates = [0.040, 0.041, 0.060], [0.035, 0.030, 0.020]
+    >>> select(bounds, estimates, 0.0), select(bounds, estimates, 0.05)
+    (0, 1)
+    >>> select(bounds, estimates, float("inf"))
+    2
+    """
+    limit = np.inf if np.isinf(tolerance) else (1.0 + tolerance) * min(bounds)
+    eligible = [i for i, b in enumerate(bounds) if b <= limit]
+    return min(eligible, key=lambda i: (estimates[i], bounds[i], i))
+
+
+def _dominates(a, b):
+    """``a`` is at least as tight and as accurate as ``b``: ``b`` can never be deployed."""
+    return a["bound"] <= b["bound"] and a["estimated_error"] <= b["estimated_error"]
 
 
 class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
@@ -41,7 +119,11 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
     Every candidate is a certified classifier fitted once, at ``delta / K``
     (``K`` candidates): for each validation fraction ``f``, the plain vote of
     ``estimator`` grown on ``1 - f`` of the rows, certified on the held-out
-    ``f`` by the test-set bound (:class:`~skpacbayes.HoldOutBoundClassifier`).
+    ``f`` by the test-set bound (:class:`~skpacbayes.HoldOutBoundClassifier`);
+    with ``out_of_bag``, the weighted vote of ``estimator`` bagged on every row
+    (:class:`~skpacbayes.voters.OutOfBagVoters`), certified by the out-of-bag
+    first-order and tandem bounds (:class:`~skpacbayes.FirstOrderBoundClassifier`,
+    :class:`~skpacbayes.SecondOrderBoundClassifier`, Categorical posterior).
     One candidate is deployed by the ``selection`` rule; ``bound_`` certifies
     it at confidence ``1 - delta`` whatever the rule.
 
@@ -51,12 +133,24 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         The ensemble each candidate grows (unfitted; cloned per candidate). Its
         members vote (the trees of a forest). ``None``:
         ``RandomForestClassifier(n_estimators=200)``.
-    validation_fraction : float or sequence of float in (0, 1), default=(0.1, 0.2, 0.35, 0.5)
+    validation_fraction : float or sequence of float in (0, 1), default=(0.1, 0.2, 0.5)
         One hold-out candidate per fraction (fixed before the data). Small
         fractions give a stronger vote, large ones a tighter bound on small
         samples.
-    selection : {"balanced", "bound", "accuracy"}, default="balanced"
-        Which certified candidate is deployed (see Notes).
+    selection : {"balanced", "bound", "accuracy"} or float >= 0, default="balanced"
+        Which certified candidate is deployed: the most accurate (by estimated
+        error) among those whose bound is at most ``1 + selection`` times the
+        smallest bound. ``"bound"`` is 0 (the tightest), ``"accuracy"`` is
+        infinity (the most accurate), ``"balanced"`` is 0.05 (give up at most
+        5 % of the certificate, relative, for the most accurate vote). See Notes.
+    out_of_bag : "auto" or bool, default="auto"
+        Add the two out-of-bag candidates (one bagged ensemble of every row,
+        fitted once and shared). ``"auto"``: only when ``selection`` accepts a
+        bound at least twice the smallest (``"accuracy"``, or a float >= 1),
+        the only rules under which they can win: their bounds carry a factor 2
+        (first order) or 4 (tandem) and are several times looser than the
+        hold-out bounds wherever the trees err (:doc:`strategies`), so under the
+        other rules they would only cost time and a share of ``delta``.
     delta : float in (0, 1], default=0.05
         Total confidence budget, split evenly over the candidates.
     random_state : int, RandomState instance or None, default=None
@@ -69,10 +163,12 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     candidates_ : list of dict
-        One entry per candidate, in the order fitted: ``kind`` ("holdout"),
-        ``validation_fraction``, ``bound`` (at ``delta / K``), ``estimated_error``
-        (the candidate's error on rows its voters never saw: an estimate of its
-        accuracy, not part of the certificate) and ``fit_time`` (seconds).
+        One entry per candidate, in the order fitted: ``kind`` ("holdout" or
+        "out_of_bag"), ``validation_fraction`` (hold-out) or ``out_of_bag_bound``
+        ("FO" or "SO"), ``bound`` (at ``delta / K``), ``estimated_error`` (the
+        candidate's error on rows its voters never saw: the held-out error, or
+        the out-of-bag error of the weighted vote; an estimate of its accuracy,
+        not part of the certificate) and ``fit_time`` (seconds).
     best_index_ : int
         Index of the deployed candidate in ``candidates_``.
     best_candidate_ : dict
@@ -107,13 +203,16 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
     candidate list is fixed before seeing the data.
 
     **Selection.** Each candidate has its bound ``B_c`` and an estimate ``E_c``
-    of its error: its error on the rows its voters never saw (the held-out rows).
-    ``selection="bound"`` deploys the smallest ``B_c`` (ties: smallest ``E_c``);
-    ``"accuracy"`` the smallest ``E_c`` (ties: smallest ``B_c``), the most
-    accurate vote whatever its certificate; ``"balanced"`` the smallest
-    ``B_c + E_c`` (ties: smallest ``B_c``): it gives up one point of bound only
-    for at least one point of estimated error. The estimates are themselves
-    noisy; they never enter ``bound_``.
+    of its error on rows its voters never saw (the held-out rows; for the
+    out-of-bag candidates, each row voted by the members that did not see it).
+    With tolerance ``t`` (``selection``), the deployed candidate is the one with
+    the smallest ``E_c`` among those with ``B_c <= (1 + t) min_c B_c``; ties go to
+    the smaller bound, then to the earlier candidate. The estimates never enter
+    ``bound_``; they are noisy on small held-out sets (a few dozen rows), which
+    is why the default only trades a small, relative share of the bound for
+    them: on tens of thousands of rows the candidates' bounds are within a few
+    percent of each other and the most accurate vote is deployed, on a few
+    hundred rows the tightest one is.
 
     Examples
     --------
@@ -130,7 +229,8 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "estimator": [None, HasMethods(["fit", "predict"])],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), "array-like"],
-        "selection": [StrOptions(set(SELECTIONS))],
+        "selection": [StrOptions(set(SELECTIONS)), Interval(Real, 0, None, closed="left")],
+        "out_of_bag": [StrOptions({"auto"}), "boolean"],
         "delta": [Interval(Real, 0, 1, closed="right")],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
@@ -140,8 +240,9 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         estimator=None,
-        validation_fraction=(0.1, 0.2, 0.35, 0.5),
+        validation_fraction=DEFAULT_FRACTIONS,
         selection="balanced",
+        out_of_bag="auto",
         delta=0.05,
         random_state=None,
         n_jobs=None,
@@ -150,10 +251,19 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         self.estimator = estimator
         self.validation_fraction = validation_fraction
         self.selection = selection
+        self.out_of_bag = out_of_bag
         self.delta = delta
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+
+    def _use_out_of_bag(self):
+        if self.out_of_bag == "auto":
+            return self._tolerance() >= 1.0
+        return bool(self.out_of_bag)
+
+    def _tolerance(self):
+        return float(SELECTIONS.get(self.selection, self.selection))
 
     def _candidates(self, seed):
         """(description, unfitted certified estimator) per candidate, in a fixed order."""
@@ -162,9 +272,9 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
                 "estimator must be a scikit-learn classifier (e.g. RandomForestClassifier), "
                 f"not a voter bank; got {type(self.estimator).__name__}."
             )
-        return [
+        candidates = [
             (
-                {"kind": "holdout", "validation_fraction": f},
+                {"kind": "holdout", "validation_fraction": f, "out_of_bag_bound": None},
                 HoldOutBoundClassifier(
                     voters=self.estimator,
                     validation_fraction=f,
@@ -174,6 +284,29 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
             )
             for f in _fractions(self.validation_fraction)
         ]
+        if self._use_out_of_bag():
+            candidates += [
+                (
+                    {"kind": "out_of_bag", "validation_fraction": None, "out_of_bag_bound": name},
+                    cls(posterior="categorical", random_state=seed),
+                )
+                for name, cls in _OUT_OF_BAG.items()
+            ]
+        return candidates
+
+    def _out_of_bag_voters(self, X, y, seed):
+        """The bagged ensemble of every row shared by the out-of-bag candidates (fitted once)."""
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.frozen import FrozenEstimator
+
+        from skpacbayes._holdout import DEFAULT_N_ESTIMATORS
+        from skpacbayes.voters import OutOfBagVoters
+
+        estimator = self.estimator
+        if estimator is None:
+            estimator = RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS)
+        bank = OutOfBagVoters(estimator=estimator, random_state=seed, n_jobs=self.n_jobs)
+        return FrozenEstimator(bank.fit(X, y))
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
@@ -208,14 +341,22 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         candidates = self._candidates(seed)
         share = float(self.delta) / len(candidates)
-        self.candidates_, best, best_key = [], None, None
+        self.candidates_, fitted, bank = [], {}, None
         for index, (info, est) in enumerate(candidates):
             start = time.perf_counter()
+            if info["kind"] == "out_of_bag":
+                if bank is None:
+                    bank = self._out_of_bag_voters(X, y, seed)
+                est.set_params(voters=bank)
             est.set_params(delta=share).fit(X, y)
+            if info["kind"] == "out_of_bag":
+                estimate = out_of_bag_error(est, X, y)
+            else:
+                estimate = float(est.certificate_.train_error)  # on the held-out rows
             entry = {
                 **info,
                 "bound": float(est.bound_),
-                "estimated_error": float(est.certificate_.train_error),
+                "estimated_error": estimate,
                 "fit_time": time.perf_counter() - start,
             }
             self.candidates_.append(entry)
@@ -224,10 +365,17 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
                     f"candidate {index} {info}: bound {entry['bound']:.4f}, estimated error "
                     f"{entry['estimated_error']:.4f} ({entry['fit_time']:.1f} s)"
                 )
-            key = _selection_key(self.selection, entry["bound"], entry["estimated_error"])
-            if best_key is None or key < best_key:
-                best, best_key = (index, est), key  # the other candidates are dropped
-        self.best_index_, self.best_estimator_ = best
+            # keep only the Pareto front of (bound, estimate): the rule always picks on it
+            if not any(_dominates(self.candidates_[j], entry) for j in fitted):
+                kept = self.candidates_
+                fitted = {j: e for j, e in fitted.items() if not _dominates(entry, kept[j])}
+                fitted[index] = est
+        self.best_index_ = select(
+            [c["bound"] for c in self.candidates_],
+            [c["estimated_error"] for c in self.candidates_],
+            self._tolerance(),
+        )
+        self.best_estimator_ = fitted[self.best_index_]
         self.best_candidate_ = self.candidates_[self.best_index_]
         self.certificate_ = self.best_estimator_.certificate_
         self.bound_ = float(self.best_estimator_.bound_)

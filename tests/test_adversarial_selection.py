@@ -10,7 +10,7 @@ contract on odd but valid inputs (float32, pandas, string labels, constant featu
 | E* | every case of ``test_adversarial.FIT_ERRORS`` / ``PREDICT_ERRORS`` | the same error   |
 | P1 | delta 0, 1.5, "a"                           | InvalidParameterError naming delta      |
 | P2 | validation_fraction 0, 1, (), (nan,), "abc", duplicates | ValueError naming it        |
-| P3 | selection "XX"; estimator a voter bank; voters a classifier without a fraction | ValueError naming it |
+| P3 | selection "XX"; estimator a bank; voters a classifier in halves mode | ValueError   |
 | V1 | float32, pandas, string labels, constant column | certified: bound in [0, 1] |
 | V2 | recompute_bound(0), recompute_bound(2)      | ValueError naming delta                 |
 """
@@ -20,11 +20,10 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 from test_adversarial import FIT_ERRORS, PREDICT_ERRORS, data
-
-from sklearn.ensemble import RandomForestClassifier
 
 from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
 from skpacbayes.voters import SplitForest
