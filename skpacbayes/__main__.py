@@ -13,7 +13,7 @@ __all__ = ["main"]
 # the keys of skpacbayes.benchmark.METHODS (not imported here: --help stays fast, no torch)
 _METHOD_NAMES = (
     "FO", "SO", "Bin", "CBnd", "VC", "Part", "Occam", "Vote", "HoldOut", "HO10", "HO20", "HO50",
-    "Certified",
+    "OOB-FO", "OOB-SO", "Certified",
 )
 
 

@@ -53,25 +53,34 @@ METHODS = {
     "HO10": HoldOutBoundClassifier,
     "HO20": HoldOutBoundClassifier,
     "HO50": HoldOutBoundClassifier,
+    "OOB-FO": FirstOrderBoundClassifier,
+    "OOB-SO": SecondOrderBoundClassifier,
     "Certified": CertifiedVoteClassifier,
 }
 #: strategies with a fixed posterior family and their own voters (every task). Vote: the
 #: Gaussian PAC-Bayes vote on the shared split forest (prior t 1, t in 1, 2, 4, 8, untrained
 #: and trained, the tightest at delta / 8); HoldOut: the halves of that split forest; HOxx: a
 #: forest of ``n_estimators`` trees grown on 1 - f of the rows, certified on the held-out f;
-#: Certified: ``CertifiedVoteClassifier`` with its defaults (its own forests).
+#: OOB-FO / OOB-SO: a random forest of ``n_estimators`` trees bagged on every row
+#: (``OutOfBagVoters``, shared by both rows), its trained Categorical vote certified by the
+#: out-of-bag first-order / tandem bound; Certified: ``CertifiedVoteClassifier`` with its
+#: defaults (its own forests).
 STRATEGIES = {
     "Vote": "gaussian",
     "HoldOut": "categorical",
     "HO10": "categorical",
     "HO20": "categorical",
     "HO50": "categorical",
+    "OOB-FO": "categorical",
+    "OOB-SO": "categorical",
     "Certified": "categorical",
 }
 #: hold-out rows: the validation fraction of each
 HOLDOUT_FRACTIONS = {"HO10": 0.1, "HO20": 0.2, "HO50": 0.5}
 #: the strategies that grow their own ensembles (no shared voter bank)
 OWN_VOTERS = ("HO10", "HO20", "HO50", "Certified")
+#: the rows certified on the shared out-of-bag forest
+OUT_OF_BAG = ("OOB-FO", "OOB-SO")
 FAMILIES = ("categorical", "dirichlet", "gaussian")
 
 
@@ -189,14 +198,21 @@ def _voters_key(task, method):
     """Which fitted voter bank a method uses within one seed (None: it grows its own)."""
     if method in OWN_VOTERS:
         return None
+    if method in OUT_OF_BAG:
+        return "out_of_bag"
     if method in STRATEGIES:
         return "forest" if task == "binary" else "shared"
     return "single" if (task != "binary" and method == "VC") else "shared"
 
 
 def _voters_for(task, method, seed, n_estimators, n_jobs):
-    from skpacbayes.voters import SplitForest, StumpBank
+    from sklearn.ensemble import RandomForestClassifier
 
+    from skpacbayes.voters import OutOfBagVoters, SplitForest, StumpBank
+
+    if method in OUT_OF_BAG:
+        forest = RandomForestClassifier(n_estimators=n_estimators)
+        return OutOfBagVoters(forest, random_state=seed, n_jobs=n_jobs)
     if task == "binary" and method not in STRATEGIES:
         return StumpBank()
     split = "single" if method == "VC" else "cross"
@@ -249,6 +265,14 @@ def _fit_one(method, family, voters, X_train, y_train, X_test, y_test, seed, set
         )
     elif method == "Certified":
         est = CertifiedVoteClassifier(forest, delta=settings["delta"], random_state=seed)
+    elif method in OUT_OF_BAG:
+        est = METHODS[method](
+            voters=voters,
+            posterior="categorical",
+            delta=settings["delta"],
+            max_epochs=settings["max_epochs"],
+            random_state=seed,
+        )
     else:
         est = METHODS[method](
             voters=voters,
@@ -298,7 +322,7 @@ def compare(
         Maximum number of training epochs of each estimator.
     n_estimators : int, default=200
         Trees of the split forest (multi-class tasks, and the Vote and HoldOut rows) and of
-        the forests grown by the HO10, HO20, HO50 and Certified rows.
+        the forests grown by the HO10, HO20, HO50, OOB-FO, OOB-SO and Certified rows.
     test_size : float, default=0.2
         Fraction of the data held out (stratified) to measure the test error.
     n_jobs : int, default=1
