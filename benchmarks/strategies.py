@@ -5,7 +5,8 @@ Usage::
     python benchmarks/reproduce.py --datasets ... --methods Occam Vote HoldOut HO10 HO20 HO50 \\
         OOB-FO OOB-SO Certified --posteriors categorical gaussian \\
         --out benchmarks/results/strategies
-    python benchmarks/strategies.py [--results benchmarks/results/strategies]
+    python benchmarks/strategies.py
+        [--results benchmarks/results/strategies benchmarks/results/strategies_new]
         [--certified benchmarks/results/certified_vote.json]
         [--plot docs/_static/strategies.png] [--rst docs/strategies_table.txt]
 
@@ -67,20 +68,25 @@ def _reference_best(name):
 
 
 def collect(results, certified=None):
-    """Per dataset: label -> (bound mean, bound std, test mean, test std, seeds)."""
+    """Per dataset: label -> (bound mean, bound std, test mean, test std, seeds), wall time.
+
+    ``results`` is a list of folders of ``compare`` JSON files; a strategy row found in
+    several is taken from the last one.
+    """
     out = {}
-    for path in sorted(Path(results).glob("*.json")):
-        result = json.loads(path.read_text())
-        per = {}
-        for (method, posterior), label in ROWS.items():
-            sel = [
-                (r["bound"], r["test_error"])
-                for r in result["rows"]
-                if r["method"] == method and r["posterior"] == posterior
-            ]
-            if sel:
-                per[label] = _stats(sel)
-        out[result["dataset"]] = (per, result["wall_time"])
+    for folder in results:
+        for path in sorted(Path(folder).glob("*.json")):
+            result = json.loads(path.read_text())
+            per, wall = out.get(result["dataset"], ({}, 0.0))
+            for (method, posterior), label in ROWS.items():
+                sel = [
+                    (r["bound"], r["test_error"])
+                    for r in result["rows"]
+                    if r["method"] == method and r["posterior"] == posterior
+                ]
+                if sel:
+                    per[label] = _stats(sel)
+            out[result["dataset"]] = (per, wall + result["wall_time"])
     if certified:
         rows = json.loads(Path(certified).read_text())["rows"]
         for name in dict.fromkeys(r["dataset"] for r in rows):
@@ -93,7 +99,9 @@ def collect(results, certified=None):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--results", default="benchmarks/results/strategies")
+    parser.add_argument(
+        "--results", nargs="+", default=["benchmarks/results/strategies"], help="folders"
+    )
     parser.add_argument("--certified", default=None)
     parser.add_argument("--plot", default=None)
     parser.add_argument("--rst", default=None, help="also write the table as an RST list-table")
