@@ -105,13 +105,26 @@ def _holdout_today(name, results):
     return None if stats is None else (stats["bound_mean"], stats["test_mean"])
 
 
-def table(rows, results):
-    """Markdown table (percent) per dataset and the means over the datasets."""
-    lines = [
-        "| dataset | seeds | Certified bound / test | RF(200) test | test - RF | "
-        "HoldOut (committed) bound / test | bound - HoldOut | chosen | fit s (CPU) |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+HEADER = [
+    "dataset",
+    "seeds",
+    "Certified bound / test",
+    "RF(200) test",
+    "test - RF",
+    "HoldOut (committed) bound / test",
+    "bound - HoldOut",
+    "deployed fraction per seed",
+    "fit s, wall (CPU)",
+]
+
+
+def table(rows, results, rst=None):
+    """Markdown table (percent) per dataset and the means over the datasets.
+
+    With ``rst`` (a path), the same table is also written there as an RST list-table.
+    """
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    cells_all = []
     d_test, d_bound = [], []
     for name in dict.fromkeys(r["dataset"] for r in rows):
         sel = [r for r in rows if r["dataset"] == name]
@@ -129,16 +142,27 @@ def table(rows, results):
         chosen = ", ".join(str(r["chosen"]) for r in sel)
         fit = np.median([r["fit_wall_s"] for r in sel])
         cpu = np.median([r["fit_cpu_s"] for r in sel])
-        lines.append(
-            f"| {name} | {len(sel)} | {b:.2f} / {t:.2f} | {rf:.2f} | {t - rf:+.2f} | {ho_cell} "
-            f"| {diff_cell} | {chosen} | {fit:.0f} ({cpu:.0f}) |"
-        )
-    lines.append("")
-    lines.append(
+        cells = [name, str(len(sel)), f"{b:.2f} / {t:.2f}", f"{rf:.2f}", f"{t - rf:+.2f}"]
+        cells += [ho_cell, diff_cell, chosen, f"{fit:.0f} ({cpu:.0f})"]
+        cells_all.append(cells)
+        lines.append("| " + " | ".join(cells) + " |")
+    summary = (
         f"mean over {len(d_test)} datasets: test - RF = {np.mean(d_test):+.2f} points "
-        f"(target <= +0.5); bound - HoldOut = "
-        + (f"{np.mean(d_bound):+.2f} points over {len(d_bound)} datasets (target <= 0)")
+        f"(target <= +0.5); bound - HoldOut = {np.mean(d_bound):+.2f} points over "
+        f"{len(d_bound)} datasets (target <= 0)"
     )
+    lines += ["", summary]
+    if rst:
+        out = [
+            ".. list-table:: Bound / test error in percent, mean over the seeds, delta = 0.05",
+            "   :header-rows: 1",
+            "",
+        ]
+        for row in [HEADER, *cells_all]:
+            out.append(f"   * - {row[0]}")
+            out += [f"     - {cell}" for cell in row[1:]]
+        out += ["", summary[0].upper() + summary[1:] + "."]
+        Path(rst).write_text("\n".join(out) + "\n")
     return "\n".join(lines)
 
 
@@ -168,8 +192,14 @@ def main():
     parser.add_argument("--results", default="benchmarks/results/strategies")
     parser.add_argument("--out", default=None, help="write the rows (and timing) as JSON")
     parser.add_argument("--timing-dataset", default=None)
+    parser.add_argument("--from-json", nargs="+", default=None, help="only print the table")
+    parser.add_argument("--rst", default=None, help="also write the table as an RST list-table")
     parser.add_argument("--old-src", default=None)
     args = parser.parse_args()
+    if args.from_json:
+        rows = [r for path in args.from_json for r in json.loads(Path(path).read_text())["rows"]]
+        print(table(rows, args.results, args.rst))
+        return
     rows = []
     for name in args.datasets:
         for seed in range(args.seeds):
@@ -184,7 +214,7 @@ def main():
             if args.out:
                 Path(args.out).write_text(json.dumps({"rows": rows}, indent=1))
     if rows:
-        print(table(rows, args.results))
+        print(table(rows, args.results, args.rst))
     result = {"rows": rows}
     if args.timing_dataset:
         if args.old_src is None:
