@@ -19,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes.classifiers import (
@@ -167,6 +167,8 @@ class HoldOutBoundClassifier(ClassifierMixin, BaseEstimator):
     the other half, at ``delta / 2`` each, and the tighter half is deployed. For
     a bank that is not split (e.g. stumps) the vote of the whole bank is
     certified on the whole sample (valid when the bank does not depend on it).
+    By default (``"auto"``) a voter bank keeps its own rule (halves or every
+    row) and anything else is grown on part of the rows.
 
     Parameters
     ----------
@@ -177,11 +179,16 @@ class HoldOutBoundClassifier(ClassifierMixin, BaseEstimator):
         trees of a forest, as in :class:`~skpacbayes.voters.PrefitVoters`).
         ``None``: ``RandomForestClassifier(n_estimators=200)`` (fraction protocol)
         or ``SplitForest(n_estimators=200)`` (halves protocol, which needs a bank).
-    validation_fraction : float in (0, 1), sequence of floats or None, default=(0.1, 0.2, 0.5)
+    validation_fraction : "auto", float in (0, 1), sequence of floats or None, default="auto"
         Share of the rows held out to certify the vote. A sequence fits one
         ensemble per fraction, each certified at ``delta / K``, and deploys the
         tightest. ``None`` selects the halves protocol (the behaviour before
-        ``validation_fraction`` existed).
+        ``validation_fraction`` existed; a bank that is not split, such as
+        :class:`~skpacbayes.voters.PrefitVoters` or
+        :class:`~skpacbayes.voters.StumpBank`, is then certified on every row).
+        ``"auto"``: ``None`` for a voter bank that brings its own evaluation rule
+        (split or data-independent), ``(0.1, 0.2, 0.5)`` when ``voters`` is
+        ``None``, a scikit-learn classifier or an out-of-bag bank.
     delta : float in (0, 1], default=0.05
         The bound holds with probability at least ``1 - delta``.
     random_state : int, RandomState instance or None, default=None
@@ -252,7 +259,12 @@ class HoldOutBoundClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: ClassVar[dict] = {
         "voters": [None, HasMethods(["fit", "votes"]), HasMethods(["fit", "predict"])],
-        "validation_fraction": [None, Interval(Real, 0, 1, closed="neither"), "array-like"],
+        "validation_fraction": [
+            None,
+            StrOptions({"auto"}),
+            Interval(Real, 0, 1, closed="neither"),
+            "array-like",
+        ],
         "delta": [Interval(Real, 0, 1, closed="right")],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
@@ -261,7 +273,7 @@ class HoldOutBoundClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         voters=None,
-        validation_fraction=DEFAULT_FRACTIONS,
+        validation_fraction="auto",
         delta=0.05,
         random_state=None,
         n_jobs=None,
@@ -301,7 +313,7 @@ class HoldOutBoundClassifier(ClassifierMixin, BaseEstimator):
         >>> clf.certificate_.m
         (30, 60)
         """
-        fractions = _fractions(self.validation_fraction)
+        fractions = self._validation_fractions()
         X, y, classes = validate_training_data(self, X, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         self.classes_ = classes
@@ -312,6 +324,14 @@ class HoldOutBoundClassifier(ClassifierMixin, BaseEstimator):
             self._fit_fractions(X, y, y_idx, seed, fractions)
         self.n_iter_ = 0
         return self
+
+    def _validation_fractions(self):
+        if isinstance(self.validation_fraction, str) and self.validation_fraction == "auto":
+            own_rule = hasattr(self.voters, "votes") and not getattr(
+                self.voters, "is_out_of_bag", False
+            )
+            return None if own_rule else DEFAULT_FRACTIONS
+        return _fractions(self.validation_fraction)
 
     def _fit_fractions(self, X, y, y_idx, seed, fractions):
         share = float(self.delta) / len(fractions)

@@ -10,6 +10,7 @@ without losing the certificate: the tightest bound, the best expected accuracy,
 or (the default) a balance of both.
 """
 
+import time
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -335,8 +336,6 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         >>> clf.bound_ == min(c["bound"] for c in clf.candidates_)
         True
         """
-        import time
-
         X, y, _ = validate_training_data(self, X, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         candidates = self._candidates(seed)

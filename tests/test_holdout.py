@@ -179,6 +179,22 @@ def test_a_class_missing_from_the_training_rows_is_mapped_to_the_global_labels()
     assert clf.certificate_.statistics["errors"][0] >= 2  # "zz" is never predicted
 
 
+def test_auto_keeps_a_banks_own_rule_and_grows_anything_else_on_part_of_the_rows(digits):
+    from skpacbayes.voters import PrefitVoters
+
+    X_tr, _, y_tr, _ = digits
+    halves = HoldOutBoundClassifier(SplitForest(n_estimators=10), random_state=0)
+    assert halves.fit(X_tr, y_tr).half_ in (0, 1) and halves.validation_fraction_ is None
+    grown = HoldOutBoundClassifier(_forest(), random_state=0).fit(X_tr, y_tr)
+    assert grown.half_ is None and grown.certificate_.details["validation_fractions"] == (
+        0.1, 0.2, 0.5,
+    )
+    # a forest fitted on other rows is certified on every row, as before
+    rf = _forest().set_params(random_state=0).fit(X_tr[:300], y_tr[:300])
+    prefit = HoldOutBoundClassifier(PrefitVoters(rf), random_state=0).fit(X_tr[300:], y_tr[300:])
+    assert prefit.certificate_.m == (y_tr.size - 300,)
+
+
 def test_invalid_validation_fractions_are_refused(digits):
     X_tr, _, y_tr, _ = digits
     for bad in (0.0, 1.0, 1.5, -0.2, (), (0.2, 0.2), (0.2, float("nan")), "abc", (0.5, 1.0)):
