@@ -188,6 +188,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--first-seed", type=int, default=0, help="first seed of the range")
     parser.add_argument("--data-home", default="/work/shared/datasets")
     parser.add_argument("--results", default="benchmarks/results/strategies")
     parser.add_argument("--out", default=None, help="write the rows (and timing) as JSON")
@@ -202,7 +203,7 @@ def main():
         return
     rows = []
     for name in args.datasets:
-        for seed in range(args.seeds):
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
             rows.append(run_one(name, args.data_home, seed))
             r = rows[-1]
             print(
