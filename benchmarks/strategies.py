@@ -17,8 +17,8 @@ forest; HO10/HO20/HO50: a forest grown on 90/80/50 % of the rows, certified on t
 the out-of-bag bounds of a forest grown on every row (OOB-FO, OOB-SO),
 :class:`skpacbayes.CertifiedVoteClassifier` with its defaults (Certified; from
 ``--certified``, the rows of ``benchmarks/bench_certified_vote.py``, where the compare
-results lack it), the tightest of them with delta split once more (All), and the
-reference paper's best bound. Percent, mean ± std over the seeds of each run.
+results lack it) and the reference paper's best bound. Percent, mean ± std over the seeds
+of each run (the "seeds" column gives the largest count).
 
 ``--plot`` draws one panel per dataset: certified bound against test error, one marker per
 strategy, with the line bound = test error.
@@ -43,7 +43,6 @@ ROWS = {
     ("OOB-FO", "categorical"): "OOB-FO",
     ("OOB-SO", "categorical"): "OOB-SO",
     ("Certified", "categorical"): "Certified",
-    ("All", "best"): "All",
 }
 MARKERS = "sovD<>^*Pxh"
 
@@ -153,7 +152,7 @@ def _plot(data, labels, path):
         per, _ = data[name]
         top = 0.0
         for k, label in enumerate(labels):
-            if label == "All" or label not in per:
+            if label not in per:
                 continue
             b, _, t, _, _ = per[label]
             ax.scatter([t], [b], marker=MARKERS[k % len(MARKERS)], label=label, s=30)
