@@ -159,7 +159,7 @@ def _plot(data, labels, path):
             top = max(top, b, t)
         ref = _reference_best(name)
         if ref is not None:
-            ax.scatter([ref[2]], [ref[1]], marker="^", color="grey", label="reference best", s=30)
+            ax.scatter([ref[2]], [ref[1]], marker="^", color="black", label="reference best", s=30)
             top = max(top, ref[1], ref[2])
         ax.plot([0, top], [0, top], color="grey", lw=0.8, ls="--")
         ax.set_xscale("symlog", linthresh=1.0)
