@@ -1,18 +1,27 @@
-"""Summarise the strategy study (issue: below the Occam line) from ``compare`` results.
+"""Summarise the strategy study from ``compare`` results: one table, one figure.
 
 Usage::
 
-    python benchmarks/reproduce.py --datasets ... --methods Occam Vote \\
-        --posteriors categorical gaussian --out benchmarks/results/strategies
-    python benchmarks/strategies.py [--results benchmarks/results/strategies] [--plot out.png]
-        [--rst docs/strategies_table.txt]
+    python benchmarks/reproduce.py --datasets ... --methods Occam Vote HoldOut HO10 HO20 HO50 \\
+        OOB-FO OOB-SO Certified --posteriors categorical gaussian \\
+        --out benchmarks/results/strategies
+    python benchmarks/strategies.py
+        [--results benchmarks/results/strategies benchmarks/results/strategies_new]
+        [--certified benchmarks/results/certified_vote.json]
+        [--plot docs/_static/strategies.png] [--rst docs/strategies_table.txt]
 
-Prints one Markdown row per dataset: the best single voter (Occam, the protocol's voters),
-the PAC-Bayes certified vote ("Vote": :class:`skpacbayes.CertifiedVoteClassifier` with
-``holdout=False``: split forest, Gaussian posterior with prior ``t 1`` on a fixed grid, delta
-split over every candidate), the hold-out line (:class:`skpacbayes.HoldOutBoundClassifier`),
-the tightest of all three with delta split once more ("All"), and the reference paper's best
-bound of any kind with its test error. Percent, mean ± std over the seeds of the run.
+Prints one Markdown row per dataset with every strategy row found in the results (see
+``skpacbayes.benchmark.STRATEGIES``, plus the Occam line): the best single voter (Occam),
+the Gaussian PAC-Bayes vote (Vote), the hold-out votes (HoldOut: the halves of a split
+forest; HO10/HO20/HO50: a forest grown on 90/80/50 % of the rows, certified on the rest),
+the out-of-bag bounds of a forest grown on every row (OOB-FO, OOB-SO),
+:class:`skpacbayes.CertifiedVoteClassifier` with its defaults (Certified; from
+``--certified``, the rows of ``benchmarks/bench_certified_vote.py``, where the compare
+results lack it) and the reference paper's best bound. Percent, mean ± std over the seeds
+of each run (the "seeds" column gives the largest count).
+
+``--plot`` draws one panel per dataset: certified bound against test error, one marker per
+strategy, with the line bound = test error.
 """
 
 import argparse
@@ -24,14 +33,25 @@ import numpy as np
 from skpacbayes import _reference
 from skpacbayes.benchmark import upgrade_result
 
+#: strategy rows, in table order: (method, posterior) -> label
+ROWS = {
+    ("Occam", "categorical"): "Occam",
+    ("Vote", "gaussian"): "Vote",
+    ("HoldOut", "categorical"): "HoldOut",
+    ("HO10", "categorical"): "HO10",
+    ("HO20", "categorical"): "HO20",
+    ("HO50", "categorical"): "HO50",
+    ("OOB-FO", "categorical"): "OOB-FO",
+    ("OOB-SO", "categorical"): "OOB-SO",
+    ("Certified", "categorical"): "Certified",
+}
+MARKERS = "sovD<>^*Pxh"
 
-def _stats(rows, method, posterior):
-    sel = [r for r in rows if r["method"] == method and r["posterior"] == posterior]
-    if not sel:
-        return None
-    b = 100 * np.array([r["bound"] for r in sel])
-    t = 100 * np.array([r["test_error"] for r in sel])
-    return b.mean(), b.std(), t.mean(), t.std(), len(sel)
+
+def _stats(values):
+    b = 100 * np.array([v[0] for v in values])
+    t = 100 * np.array([v[1] for v in values])
+    return b.mean(), b.std(), t.mean(), t.std(), len(values)
 
 
 def _cell(s):
@@ -47,46 +67,61 @@ def _reference_best(name):
     return method, b, t
 
 
+def collect(results, certified=None):
+    """Per dataset: label -> (bound mean, bound std, test mean, test std, seeds), wall time.
+
+    ``results`` is a list of folders of ``compare`` JSON files; a strategy row found in
+    several is taken from the last one.
+    """
+    out = {}
+    for folder in results:
+        for path in sorted(Path(folder).glob("*.json")):
+            result = upgrade_result(json.loads(path.read_text()))
+            per, wall = out.get(result["dataset"], ({}, 0.0))
+            for (method, posterior), label in ROWS.items():
+                sel = [
+                    (r["bound"], r["test_error"])
+                    for r in result["rows"]
+                    if r["method"] == method and r["posterior"] == posterior
+                ]
+                if sel:
+                    per[label] = _stats(sel)
+            out[result["dataset"]] = (per, wall + result["wall_time"])
+    if certified:
+        rows = json.loads(Path(certified).read_text())["rows"]
+        for name in dict.fromkeys(r["dataset"] for r in rows):
+            per, wall = out.setdefault(name, ({}, float("nan")))
+            if "Certified" not in per:
+                sel = [(r["bound"], r["test_error"]) for r in rows if r["dataset"] == name]
+                per["Certified"] = _stats(sel)
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--results", default="benchmarks/results/strategies")
+    parser.add_argument(
+        "--results", nargs="+", default=["benchmarks/results/strategies"], help="folders"
+    )
+    parser.add_argument("--certified", default=None)
     parser.add_argument("--plot", default=None)
     parser.add_argument("--rst", default=None, help="also write the table as an RST list-table")
     args = parser.parse_args()
-    files = sorted(Path(args.results).glob("*.json"))
-    header = [
-        "dataset",
-        "seeds",
-        "Occam",
-        "Vote (PAC-Bayes vote)",
-        "HoldOut",
-        "All (delta split)",
-        "reference best bound",
-        "Vote below Occam",
-        "wall s",
-    ]
+    data = collect(args.results, args.certified)
+    labels = [lab for lab in ROWS.values() if any(lab in per for per, _ in data.values())]
+    header = ["dataset", "seeds", *labels, "reference best bound", "wall s"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
-    points, table = [], [header]
-    for path in files:
-        result = upgrade_result(json.loads(path.read_text()))
-        rows, name = result["rows"], result["dataset"]
-        occam = _stats(rows, "Occam", "categorical")
-        vote = _stats(rows, "Vote", "gaussian")
-        holdout = _stats(rows, "HoldOut", "categorical")
-        best = _stats(rows, "All", "best")
+    table = [header]
+    for name, (per, wall) in data.items():
         ref = _reference_best(name)
         ref_cell = "n/a" if ref is None else f"{ref[1]:.1f} / {ref[2]:.1f} ({ref[0]})"
-        below = "n/a" if occam is None or vote is None else ("yes" if vote[0] < occam[0] else "no")
-        n = vote[4] if vote else (occam[4] if occam else 0)
-        cells = [name, str(n), _cell(occam), _cell(vote), _cell(holdout), _cell(best), ref_cell]
-        cells.append(below)
-        cells.append(f"{result['wall_time']:.0f}")
+        seeds = max(s[4] for s in per.values())
+        cells = [name, str(seeds), *(_cell(per.get(lab)) for lab in labels), ref_cell]
+        cells.append("n/a" if np.isnan(wall) else f"{wall:.0f}")
         print("| " + " | ".join(cells) + " |")
         table.append(cells)
-        points.append((name, occam, vote, holdout, ref))
     if args.plot:
-        _plot(points, args.plot)
+        _plot(data, labels, args.plot)
     if args.rst:
         Path(args.rst).write_text(_list_table(table))
 
@@ -104,38 +139,46 @@ def _list_table(table):
     return "\n".join(lines) + "\n"
 
 
-def _plot(points, path):
+def _plot(data, labels, path):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 5))
-    styles = {
-        "Occam (best single voter)": "s",
-        "Vote (PAC-Bayes vote)": "o",
-        "HoldOut (half forest, test-set bound)": "D",
-        "reference best": "^",
-    }
-    for k, (label, marker) in enumerate(styles.items()):
-        xs, ys = [], []
-        for name, *stats in points:
-            s = stats[k]
-            if s is None:
+    names = list(data)
+    cols = 3
+    rows = -(-len(names) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.4 * rows), squeeze=False)
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        per, _ = data[name]
+        top = 0.0
+        for k, label in enumerate(labels):
+            if label not in per:
                 continue
-            x, y = (s[2], s[1]) if label.startswith("reference") else (s[2], s[0])
-            xs.append(x)
-            ys.append(y)
-            ax.annotate(name, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
-        ax.scatter(xs, ys, marker=marker, label=label)
-    lim = max(ax.get_xlim()[1], ax.get_ylim()[1])
-    ax.set_xscale("symlog", linthresh=1.0)
-    ax.set_yscale("symlog", linthresh=1.0)
-    ax.plot([0, lim], [0, lim], color="grey", lw=0.8, ls="--", label="bound = test error")
-    ax.set_xlabel("test error (%)")
-    ax.set_ylabel("certified bound (%)")
-    ax.legend()
-    fig.savefig(path, bbox_inches="tight", dpi=120)
+            b, _, t, _, _ = per[label]
+            ax.scatter([t], [b], marker=MARKERS[k % len(MARKERS)], label=label, s=30)
+            top = max(top, b, t)
+        ref = _reference_best(name)
+        if ref is not None:
+            ax.scatter([ref[2]], [ref[1]], marker="^", color="black", label="reference best", s=30)
+            top = max(top, ref[1], ref[2])
+        ax.plot([0, top], [0, top], color="grey", lw=0.8, ls="--")
+        ax.set_xscale("symlog", linthresh=1.0)
+        ax.set_yscale("symlog", linthresh=1.0)
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("test error (%)", fontsize=8)
+        ax.set_ylabel("certified bound (%)", fontsize=8)
+        ax.tick_params(labelsize=7)
+    for ax in axes.ravel()[len(names) :]:
+        ax.axis("off")
+    handles, names_ = {}, []
+    for ax in axes.ravel():
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(lab, h)
+    names_ = list(handles)
+    fig.legend([handles[n] for n in names_], names_, loc="lower center", ncol=6, fontsize=8)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.savefig(path, bbox_inches="tight", dpi=110)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,10 @@ __all__ = ["main"]
 
 # Kept here rather than imported so that --help and --version stay fast (no torch import);
 # tests check them against skpacbayes.benchmark.METHODS and skpacbayes.datasets.
-_METHOD_NAMES = ("FO", "SO", "Bin", "CBound", "VC", "Partition", "Occam", "Vote", "HoldOut")
+_METHOD_NAMES = (
+    "FO", "SO", "Bin", "CBound", "VC", "Partition", "Occam", "Vote", "HoldOut", "HO10", "HO20",
+    "HO50", "OOB-FO", "OOB-SO", "Certified",
+)
 _FAMILIES = ("categorical", "dirichlet", "gaussian")
 _REFERENCE_DATASETS = (
     "adult",

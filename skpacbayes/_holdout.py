@@ -1,13 +1,16 @@
-"""The hold-out line: a plain vote of one half's voters, certified on the other half.
+"""The hold-out line: a plain vote certified on rows its voters never saw (test-set bound).
 
-With split voters (:class:`~skpacbayes.voters.SplitForest`), the unweighted
-vote of the trees grown on one half of the sample is a classifier fixed
-before the other half was seen; its errors there are independent Bernoulli
-draws, and the Chernoff bound ``kl(k/m || R) <= ln(h / delta) / m`` (``h``
-halves, union bound) certifies its true risk ``R``. This is the PAC-Bayes
-bound of a point mass equal to the prior (KL = 0), i.e. the Occam bound of a
-bank holding one voter: the line any learned posterior has to beat, and, on
-the reference data sets, often the tightest certificate of a genuine vote.
+Two protocols. With ``validation_fraction=None``, split voters
+(:class:`~skpacbayes.voters.SplitForest`) supply their own halves: the
+unweighted vote of the trees grown on one half is certified on the other half
+(one statement per half, union bound). With a fraction ``f`` (or a sequence of
+them), ``ceil(f m)`` rows are drawn from the seed and the sample size alone,
+the ensemble is grown on the remaining rows, and its plain vote is certified on
+the held-out rows. Either way the vote is a classifier fixed before the held-out
+rows are read, its error count there is binomial, and Chernoff's bound
+``kl(k/n || R) <= ln(K / delta) / n`` certifies its true risk ``R``. This is the
+PAC-Bayes bound of a point mass equal to the prior (KL = 0), the Occam bound of
+a bank holding one voter: the line any learned posterior has to beat.
 """
 
 from numbers import Integral, Real
@@ -16,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes.classifiers import (
@@ -28,7 +31,14 @@ from skpacbayes.classifiers import (
     weighted_vote_scores,
 )
 
-__all__ = ["HoldOutBoundClassifier"]
+__all__ = ["HoldOutBoundClassifier", "validation_rows"]
+
+#: Trees of the forest grown on the training rows when ``voters`` is None.
+DEFAULT_N_ESTIMATORS = 200
+#: Default validation fractions: a held-out share that doubles, then grows 2.5-fold, from a
+#: tenth (tens of thousands of rows: the vote barely weakens, the bound is already tight) to
+#: a half (hundreds of rows: the bound needs every held-out row it can get).
+DEFAULT_FRACTIONS = (0.1, 0.2, 0.5)
 
 
 def _holdout_bound(n_errors, m, delta):
@@ -38,42 +48,172 @@ def _holdout_bound(n_errors, m, delta):
     return float(kl_inv_upper(n_errors / m, np.log(1.0 / delta) / m))
 
 
-class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator):
-    """Unweighted vote of one half's voters, certified on the other half (test-set bound).
+def validation_rows(n_samples, fraction, seed):
+    """Training and held-out row indices, drawn from the seed and the sample size alone.
 
-    For each half ``g`` of a split voter bank, the classifier ``h_g`` is the
-    plain (unweighted) vote of the voters grown on half ``g``; it is fixed
-    before the other half's examples are seen, so its error count ``k_g`` on
-    those ``m_g`` examples is binomial and, with probability at least
-    ``1 - delta / h`` (``h`` halves), ``R(h_g) <= kl^{-1}(k_g / m_g, ln(h / delta) / m_g)``.
-    The half with the smaller bound is deployed. Ties of the vote count as
-    errors in ``k_g``. For a bank that is not split (e.g. stumps), ``h = 1``
-    and the vote of the whole bank is certified on the whole sample (valid
-    when the bank does not depend on the training sample).
+    The held-out rows are the first ``ceil(fraction * n_samples)`` entries of a
+    permutation of ``range(n_samples)`` seeded by ``seed`` (at least one row on
+    each side). Neither ``X`` nor ``y`` is read, so the held-out rows are an
+    i.i.d. sample independent of the training rows (no stratification: a split
+    that looks at the labels ties the two sides' class counts together). For the
+    same seed, a larger fraction holds out a superset of the rows.
 
     Parameters
     ----------
-    voters : voter bank or None, default=None
-        ``None`` uses ``SplitForest(n_estimators=200)``.
+    n_samples : int
+        Number of rows (at least 2).
+    fraction : float in (0, 1)
+        Share of the rows held out.
+    seed : int
+        Seed of the permutation.
+
+    Returns
+    -------
+    train : ndarray of int
+        Sorted indices of the rows the ensemble is grown on.
+    held_out : ndarray of int
+        Sorted indices of the rows its vote is certified on.
+
+    Examples
+    --------
+    >>> from skpacbayes._holdout import validation_rows
+    >>> train, held_out = validation_rows(10, 0.25, seed=0)
+    >>> train.size, held_out.size
+    (7, 3)
+    >>> sorted(set(train) | set(held_out)) == list(range(10))
+    True
+    """
+    n_held = min(max(int(np.ceil(fraction * n_samples)), 1), n_samples - 1)
+    perm = np.random.RandomState(seed).permutation(n_samples)
+    return np.sort(perm[n_held:]), np.sort(perm[:n_held])
+
+
+def grown_voters(voters, X, y, seed, n_jobs):
+    """A fitted voter bank grown on ``(X, y)`` only (the training rows of a hold-out).
+
+    Parameters
+    ----------
+    voters : voter bank, scikit-learn classifier or None
+        A bank is cloned and fitted; a classifier is cloned, fitted and its
+        members become the voters (:class:`~skpacbayes.voters.PrefitVoters`);
+        ``None`` grows ``RandomForestClassifier(n_estimators=200)``.
+    X, y : ndarray
+        The training rows.
+    seed : int
+        ``random_state`` of the bank or classifier when it has one left at None.
+    n_jobs : int or None
+        ``n_jobs`` of the bank or classifier when it has one left at None.
+
+    Returns
+    -------
+    bank : fitted voter bank
+    """
+    from sklearn.ensemble import RandomForestClassifier
+
+    from skpacbayes.voters import PrefitVoters
+
+    if voters is not None and hasattr(voters, "votes"):
+        return resolve_voters(voters, None, seed, n_jobs).fit(X, y)
+    if voters is None:
+        voters = RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS)
+    est = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
+    return PrefitVoters(est, n_jobs=n_jobs).fit(X, y)
+
+
+def _fractions(value):
+    """The validation fractions as a tuple of distinct floats in (0, 1), or None."""
+    if value is None:
+        return None
+    if isinstance(value, Real) and not isinstance(value, bool):
+        values = [value]
+    else:
+        try:
+            values = list(value)
+        except TypeError:
+            values = [value]
+    ok = len(values) > 0 and all(
+        isinstance(v, Real) and not isinstance(v, bool) and 0.0 < float(v) < 1.0 for v in values
+    )
+    if not ok:
+        raise ValueError(
+            "validation_fraction must be None, a float in (0, 1) or a non-empty sequence of "
+            f"floats in (0, 1); got {value!r}."
+        )
+    values = [float(v) for v in values]
+    if len(set(values)) != len(values):
+        raise ValueError(f"validation_fraction holds duplicates: {value!r}.")
+    return tuple(values)
+
+
+def _vote_errors(votes, codes, y_idx, n_classes):
+    """Errors of the plain vote (ties count as errors), votes mapped by ``codes``."""
+    from skpacbayes._fitting import _strict_argmax_is
+
+    scores = weighted_vote_scores(codes[votes], np.ones(votes.shape[1]), n_classes)
+    return int(np.sum(~_strict_argmax_is(scores, y_idx)))
+
+
+class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator):
+    """Plain vote of an ensemble, certified on rows it never saw (test-set bound).
+
+    **Fraction protocol** (``validation_fraction`` a float or a sequence of ``K``
+    floats): for each fraction ``f``, ``n_f = ceil(f m)`` rows are held out
+    (drawn from the seed and ``m`` alone, see :func:`validation_rows`), the
+    voters are grown on the other rows, and their unweighted vote ``h_f`` is
+    certified on the held-out rows: with probability at least ``1 - delta / K``,
+    ``R(h_f) <= kl^{-1}(k_f / n_f, ln(K / delta) / n_f)``, ``k_f`` the errors of
+    ``h_f`` on them (ties count as errors). The fraction with the smallest bound
+    is deployed. **Halves protocol** (``validation_fraction=None``): a split bank
+    brings its own halves; the plain vote of one half's voters is certified on
+    the other half, at ``delta / 2`` each, and the tighter half is deployed. For
+    a bank that is not split (e.g. stumps) the vote of the whole bank is
+    certified on the whole sample (valid when the bank does not depend on it).
+    By default (``"auto"``) a voter bank keeps its own rule (halves or every
+    row) and anything else is grown on part of the rows.
+
+    Parameters
+    ----------
+    voters : voter bank, scikit-learn classifier or None, default=None
+        What is grown on the training rows. A voter bank (any
+        :mod:`skpacbayes.voters` object) votes with all of its voters. An unfitted
+        scikit-learn classifier is cloned and fitted, and its members vote (the
+        trees of a forest, as in :class:`~skpacbayes.voters.PrefitVoters`).
+        ``None``: ``RandomForestClassifier(n_estimators=200)`` (fraction protocol)
+        or ``SplitForest(n_estimators=200)`` (halves protocol, which needs a bank).
+    validation_fraction : "auto", float in (0, 1), sequence of floats or None, default="auto"
+        Share of the rows held out to certify the vote. A sequence fits one
+        ensemble per fraction, each certified at ``delta / K``, and deploys the
+        tightest. ``None`` selects the halves protocol (the behaviour before
+        ``validation_fraction`` existed; a bank that is not split, such as
+        :class:`~skpacbayes.voters.PrefitVoters` or
+        :class:`~skpacbayes.voters.StumpBank`, is then certified on every row).
+        ``"auto"``: ``None`` for a voter bank that brings its own evaluation rule
+        (split or data-independent), ``(0.1, 0.2, 0.5)`` when ``voters`` is
+        ``None``, a scikit-learn classifier or an out-of-bag bank.
     delta : float in (0, 1], default=0.05
         The bound holds with probability at least ``1 - delta``.
     random_state : int, RandomState instance or None, default=None
-        Seeds the voters.
+        Seeds the held-out rows and the voters.
     n_jobs : int or None, default=None
-        Parallel jobs for fitting the default forest.
+        Parallel jobs for growing the default forest and computing its votes.
 
     Attributes
     ----------
     voters_ : voter bank
-        The fitted voters.
-    half_ : int
-        Index of the deployed half (position in the bank's groups).
+        The fitted voters of the deployed vote.
+    validation_fraction_ : float or None
+        The deployed fraction (None with the halves protocol).
+    validation_indices_ : ndarray of int
+        Rows (of the ``X`` given to ``fit``) the deployed vote is certified on.
+    half_ : int or None
+        Index of the deployed half (halves protocol; None otherwise).
     weights_ : ndarray of shape (n_voters,)
-        Vote weights over the whole bank (1 on the deployed half's voters, 0 elsewhere).
+        Vote weights over the bank (1 on the deployed voters, 0 elsewhere).
     bound_ : float
         Certified upper bound on the true risk of ``predict``.
     certificate_ : Certificate
-        Its ingredients (``statistics["errors"]`` holds each half's error count).
+        Its ingredients: ``m`` and ``statistics["errors"]`` hold one entry per
+        statement (fraction or half), ``details`` the bound of each.
     n_iter_ : int
         0 (nothing is trained).
     classes_ : ndarray of shape (n_classes,)
@@ -84,40 +224,70 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     See Also
     --------
     skpacbayes.OccamBoundClassifier : the best single voter.
-    skpacbayes.CertifiedVoteClassifier : learned Gaussian votes, with this bound as a candidate.
+    skpacbayes.CertifiedVoteClassifier : hold-out and out-of-bag candidates, with a
+        selection rule that also weighs the deployed vote's expected accuracy.
 
     Notes
     -----
-    Only i.i.d. training examples are assumed. The deployed vote uses half of
-    the voters; the other half's voters only serve to certify the first.
+    Only i.i.d. training examples are assumed; the held-out rows are chosen
+    without reading ``X`` or ``y``, so conditionally on the training rows the
+    deployed vote is a fixed classifier and its held-out errors are independent
+    Bernoulli draws (:ref:`theory-holdout`). With a sequence, all ``K``
+    statements hold together with probability at least ``1 - delta``
+    (:ref:`theory-selection`), so deploying the tightest one keeps the
+    certificate. A fraction trades accuracy for tightness: the vote is grown on
+    ``1 - f`` of the rows (more rows, a stronger vote), its bound uses ``f m``
+    rows (more rows, a smaller deviation term). No single fraction suits every
+    sample size, hence the default sequence; measured against the halves
+    protocol in :doc:`strategies`.
 
     Examples
     --------
     >>> from sklearn.datasets import load_digits
+    >>> from sklearn.ensemble import RandomForestClassifier
     >>> from skpacbayes import HoldOutBoundClassifier
-    >>> from skpacbayes.voters import SplitForest
     >>> X, y = load_digits(return_X_y=True)
-    >>> clf = HoldOutBoundClassifier(voters=SplitForest(n_estimators=20), random_state=0)
-    >>> bool(clf.fit(X, y).bound_ < 0.2)
-    True
+    >>> clf = HoldOutBoundClassifier(RandomForestClassifier(n_estimators=20),
+    ...                              validation_fraction=0.3, random_state=0).fit(X, y)
+    >>> clf.validation_indices_.size, bool(clf.bound_ < 0.2)
+    (540, True)
+    >>> from skpacbayes.voters import SplitForest
+    >>> halves = HoldOutBoundClassifier(SplitForest(n_estimators=20), validation_fraction=None,
+    ...                                 random_state=0).fit(X, y)
+    >>> halves.half_ in (0, 1), int(halves.weights_.sum())
+    (True, 10)
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "voters": [None, HasMethods(["fit", "votes"])],
+        "voters": [None, HasMethods(["fit", "votes"]), HasMethods(["fit", "predict"])],
+        "validation_fraction": [
+            None,
+            StrOptions({"auto"}),
+            Interval(Real, 0, 1, closed="neither"),
+            "array-like",
+        ],
         "delta": [Interval(Real, 0, 1, closed="right")],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
     }
 
-    def __init__(self, voters=None, delta=0.05, random_state=None, n_jobs=None):
+    def __init__(
+        self,
+        voters=None,
+        validation_fraction="auto",
+        delta=0.05,
+        random_state=None,
+        n_jobs=None,
+    ):
         self.voters = voters
+        self.validation_fraction = validation_fraction
         self.delta = delta
         self.random_state = random_state
         self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
-        """Fit the voters and certify each half's plain vote on the other half.
+        """Grow the voters on the training rows and certify their plain vote on the rest.
 
         Parameters
         ----------
@@ -130,50 +300,118 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         -------
         self : object
             Fitted estimator.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from sklearn.ensemble import RandomForestClassifier
+        >>> from skpacbayes import HoldOutBoundClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = HoldOutBoundClassifier(RandomForestClassifier(n_estimators=10),
+        ...                              validation_fraction=(0.2, 0.4), random_state=0)
+        >>> clf.fit(X, y).validation_fraction_ in (0.2, 0.4)
+        True
+        >>> clf.certificate_.m
+        (30, 60)
         """
-        from skpacbayes._fitting import _strict_argmax_is
+        fractions = self._validation_fractions()
+        X, y, classes = validate_training_data(self, X, y)
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        self.classes_ = classes
+        y_idx = np.searchsorted(classes, y)
+        if fractions is None:
+            self._fit_halves(X, y, y_idx, seed)
+        else:
+            self._fit_fractions(X, y, y_idx, seed, fractions)
+        self.n_iter_ = 0
+        return self
+
+    def _validation_fractions(self):
+        if isinstance(self.validation_fraction, str) and self.validation_fraction == "auto":
+            own_rule = hasattr(self.voters, "votes") and not getattr(
+                self.voters, "is_out_of_bag", False
+            )
+            return None if own_rule else DEFAULT_FRACTIONS
+        return _fractions(self.validation_fraction)
+
+    def _fit_fractions(self, X, y, y_idx, seed, fractions):
+        share = float(self.delta) / len(fractions)
+        errors, sizes, values, best = [], [], [], None
+        for f in fractions:
+            train, held = validation_rows(X.shape[0], f, seed)
+            if np.unique(y_idx[train]).size < 2:
+                raise ValueError(
+                    f"The {train.size} training rows left by validation_fraction={f} hold a "
+                    "single class; use a smaller validation_fraction or more data."
+                )
+            bank = grown_voters(self.voters, X[train], y[train], seed, self.n_jobs)
+            codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
+            k = _vote_errors(bank.votes(X[held]), codes, y_idx[held], self.classes_.size)
+            errors.append(k)
+            sizes.append(int(held.size))
+            values.append(_holdout_bound(k, held.size, share))
+            if best is None or values[-1] < values[best[0]]:
+                best = (len(values) - 1, bank, codes, held)
+        index, self.voters_, self._codes, self.validation_indices_ = best
+        self.validation_fraction_ = fractions[index]
+        self.half_ = None
+        self.weights_ = np.ones(self.voters_.n_voters_)
+        self.bound_ = float(values[index])
+        self._set_certificate(index, errors, sizes, values, self.voters_.n_voters_)
+        self.certificate_.details.update(
+            validation_fractions=fractions, training_rows=int(X.shape[0] - sizes[index])
+        )
+
+    def _fit_halves(self, X, y, y_idx, seed):
         from skpacbayes.voters import SplitForest
 
-        X, y, _ = validate_training_data(self, X, y)
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        default = SplitForest(n_estimators=200)
+        if self.voters is not None and not hasattr(self.voters, "votes"):
+            raise ValueError(
+                "voters must be a voter bank (e.g. SplitForest) with validation_fraction=None; "
+                f"got {type(self.voters).__name__}. Set validation_fraction to grow a "
+                "scikit-learn classifier on part of the rows."
+            )
+        default = SplitForest(n_estimators=DEFAULT_N_ESTIMATORS)
         self.voters_ = resolve_voters(self.voters, default, seed, self.n_jobs).fit(X, y)
-        self.classes_ = np.asarray(self.voters_.classes_)
-        y_idx = np.searchsorted(self.classes_, y)
+        self._codes = np.searchsorted(self.classes_, np.asarray(self.voters_.classes_))
         votes = self.voters_.votes(X)
         groups = _evaluation_groups(self.voters_)
         share = float(self.delta) / len(groups)
         errors, sizes, values = [], [], []
         for g in groups:
-            scores = weighted_vote_scores(
-                votes[np.ix_(g.samples, g.voters)], np.ones(g.voters.size), self.classes_.size
+            k = _vote_errors(
+                votes[np.ix_(g.samples, g.voters)], self._codes, y_idx[g.samples],
+                self.classes_.size,
             )
-            n_errors = int(np.sum(~_strict_argmax_is(scores, y_idx[g.samples])))  # ties: errors
-            errors.append(n_errors)
+            errors.append(k)
             sizes.append(int(g.samples.size))
-            values.append(_holdout_bound(n_errors, g.samples.size, share))
+            values.append(_holdout_bound(k, g.samples.size, share))
         self.half_ = int(np.argmin(values))
+        self.validation_fraction_ = None
+        self.validation_indices_ = groups[self.half_].samples
         self.weights_ = np.zeros(votes.shape[1])
         self.weights_[groups[self.half_].voters] = 1.0
         self.bound_ = float(values[self.half_])
-        self.n_iter_ = 0
+        self._set_certificate(self.half_, errors, sizes, values, int(votes.shape[1]))
+        self.certificate_.details.update(half=self.half_, bounds_per_half=tuple(values))
+
+    def _set_certificate(self, index, errors, sizes, values, n_voters):
         self.certificate_ = Certificate(
             bound="HoldOut",
             posterior="point mass (the prior)",
             value=self.bound_,
             delta=float(self.delta),
             m=tuple(sizes),
-            kl=tuple(0.0 for _ in groups),
-            mixture_weights=tuple(float(i == self.half_) for i in range(len(groups))),
+            kl=tuple(0.0 for _ in sizes),
+            mixture_weights=tuple(float(i == index) for i in range(len(sizes))),
             statistics={"errors": tuple(errors)},
             gibbs_bound=None,
             b_tilde=None,
             c_tilde=None,
-            train_error=errors[self.half_] / sizes[self.half_],
-            n_voters=int(votes.shape[1]),
-            details={"half": self.half_, "bounds_per_half": tuple(values)},
+            train_error=errors[index] / sizes[index],
+            n_voters=int(n_voters),
+            details={"statement": index, "bounds": tuple(values)},
         )
-        return self
 
     def recompute_bound(self, delta):
         """Certificate of the deployed vote at another confidence level.
@@ -187,7 +425,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         -------
         bound : float
             Certified upper bound on the risk of ``predict`` at confidence ``1 - delta``
-            (the union bound over the halves is kept: the choice of half stays covered).
+            (still split over the fit's statements, so the choice made at fit stays
+            covered).
 
         Examples
         --------
@@ -195,7 +434,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         >>> from skpacbayes import HoldOutBoundClassifier
         >>> from skpacbayes.voters import SplitForest
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(SplitForest(n_estimators=10), random_state=0).fit(X, y)
+        >>> clf = HoldOutBoundClassifier(SplitForest(n_estimators=10), validation_fraction=None,
+        ...                              random_state=0).fit(X, y)
         >>> clf.recompute_bound(clf.delta) == clf.bound_
         True
         """
@@ -203,11 +443,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         if not 0 < delta <= 1:
             raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
         cert = self.certificate_
-        share = delta / len(cert.m)
-        return min(
-            _holdout_bound(k, m, share)
-            for k, m in zip(cert.statistics["errors"], cert.m, strict=True)
-        )
+        i = cert.details["statement"]
+        return _holdout_bound(cert.statistics["errors"][i], cert.m[i], delta / len(cert.m))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -219,10 +456,11 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         X = validate_data(
             self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
         )
-        return weighted_vote_scores(self.voters_.votes(X), self.weights_, self.classes_.size)
+        votes = self._codes[self.voters_.votes(X)]
+        return weighted_vote_scores(votes, self.weights_, self.classes_.size)
 
     def decision_function(self, X):
-        """Number of the deployed half's voters voting for each class.
+        """Number of the deployed voters voting for each class.
 
         Parameters
         ----------
@@ -241,7 +479,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         >>> from skpacbayes import HoldOutBoundClassifier
         >>> from skpacbayes.voters import SplitForest
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(SplitForest(n_estimators=10), random_state=0).fit(X, y)
+        >>> clf = HoldOutBoundClassifier(SplitForest(n_estimators=10), validation_fraction=None,
+        ...                              random_state=0).fit(X, y)
         >>> clf.decision_function(X[:1])
         array([[5., 0., 0.]])
         """
@@ -249,7 +488,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def predict(self, X):
-        """Plain vote of the deployed half's voters (ties go to the first class).
+        """Plain vote of the deployed voters (ties go to the first class).
 
         Parameters
         ----------
@@ -266,9 +505,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         --------
         >>> from sklearn.datasets import load_iris
         >>> from skpacbayes import HoldOutBoundClassifier
-        >>> from skpacbayes.voters import SplitForest
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(SplitForest(n_estimators=10), random_state=0).fit(X, y)
+        >>> clf = HoldOutBoundClassifier(random_state=0).fit(X, y)
         >>> clf.predict(X[:2])
         array([0, 0])
         """
@@ -276,7 +514,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         return self.classes_[np.argmax(scores, axis=1)]
 
     def predict_proba(self, X):
-        """Vote shares of the deployed half's voters.
+        """Vote shares of the deployed voters.
 
         Parameters
         ----------
@@ -294,7 +532,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         >>> from skpacbayes import HoldOutBoundClassifier
         >>> from skpacbayes.voters import SplitForest
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(SplitForest(n_estimators=10), random_state=0).fit(X, y)
+        >>> clf = HoldOutBoundClassifier(SplitForest(n_estimators=10), validation_fraction=None,
+        ...                              random_state=0).fit(X, y)
         >>> clf.predict_proba(X[:1])
         array([[1., 0., 0.]])
         """

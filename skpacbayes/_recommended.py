@@ -1,122 +1,202 @@
-"""The estimator to reach for first: a certified, genuine majority vote of trees.
+"""The estimator to reach for first: a certified vote of trees, strong and tight.
 
-Measured on the reference datasets (docs/strategies.rst), the tightest
-certificates for a classifier that really votes come from split-forest voters
-(cross-bounding, SPEC 3.5/3.6) with a Gaussian posterior N(p, I) whose prior
-mean is a scaling ``t 1`` of the all-ones vector: the prior already points at
-the unweighted forest vote, so the KL term stays small while the stochastic
-vote concentrates on the forest's decision. The scale ``t`` (and whether to
-train the mean with Adam) is chosen on the data by the bound itself, with
-``delta`` split over every candidate (union bound), so ``bound_`` remains a
-certificate.
+Candidates that can win, each fitted once and certified at ``delta / K``: the
+plain vote of a forest grown on ``1 - f`` of the rows, certified on the held-out
+``f`` (one candidate per validation fraction ``f``), and, where the rule can pick
+them, the forest grown on every row certified by the out-of-bag first-order and
+tandem bounds. All ``K`` statements hold together with probability at least
+``1 - delta`` (union bound), so the deployed candidate may be chosen by any rule
+without losing the certificate: the tightest bound, the best expected accuracy,
+or (the default) a balance of both.
 """
 
+import time
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.frozen import FrozenEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
-from skpacbayes._holdout import HoldOutBoundClassifier
+from skpacbayes._fitting import _strict_argmax_is
+from skpacbayes._holdout import DEFAULT_FRACTIONS, HoldOutBoundClassifier, _fractions
 from skpacbayes.classifiers import (
-    BinomialBoundClassifier,
     FirstOrderBoundClassifier,
     SecondOrderBoundClassifier,
-    _TorchDevice,
-    _VotersParamsMixin,
-    resolve_voters,
     validate_training_data,
+    weighted_vote_scores,
 )
-from skpacbayes.model_selection import BoundSelectionClassifier, validated_for_predict
+from skpacbayes.model_selection import validated_for_predict
 
 __all__ = ["CertifiedVoteClassifier"]
 
-_BOUNDS = {
-    "FO": FirstOrderBoundClassifier,
-    "SO": SecondOrderBoundClassifier,
-    "Bin": BinomialBoundClassifier,
-}
+#: named selection rules -> their tolerance on the bound (relative to the smallest one)
+SELECTIONS = {"balanced": 0.05, "bound": 0.0, "accuracy": float("inf")}
+_OUT_OF_BAG = {"FO": FirstOrderBoundClassifier, "SO": SecondOrderBoundClassifier}
 
 
-class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator):
-    """A majority vote of trees with the tightest certificate we know how to give.
+def out_of_bag_error(estimator, X, y):
+    """Error of a fitted vote on out-of-bag voters: each row voted by the voters it may evaluate.
 
-    The voters are a split forest (each half's trees are trained on one half
-    of the sample and bounded on the other, SPEC 3.5). The posterior over the
-    trees' weights is Gaussian, N(p, I), with prior N(t 1, I); the deployed
-    classifier is the mixture's Bayes classifier of SPEC 3.6 (for binary
-    tasks, the sign of the vote weighted by the posterior mean). For every
-    prior scale ``t`` of ``prior_scales`` two candidates are certified: the
-    prior mean itself (no training) and the mean trained with Adam to
-    minimise the bound. With ``holdout=True`` one more candidate is the plain
-    vote of one half's trees certified on the other half
-    (:class:`~skpacbayes.HoldOutBoundClassifier`, the PAC-Bayes bound of a
-    posterior equal to the prior). Every candidate is certified at ``delta / K`` (K
-    candidates) and the tightest is kept, so with probability at least
-    ``1 - delta`` the reported ``bound_`` upper-bounds the error rate of
-    ``predict`` (union bound; the grid is fixed before seeing the data).
+    Row ``i`` is classified by the weighted vote of the voters ``j`` with
+    ``evaluation_mask()[i, j]`` (the voters that never saw it; ties count as errors);
+    rows that no voter may evaluate are left out. For an
+    :class:`~skpacbayes.voters.OutOfBagVoters` bank it is the out-of-bag error of a
+    random forest: an estimate of the deployed vote's error, not a certificate.
 
     Parameters
     ----------
-    voters : voter bank or None, default=None
-        Voters shared by every candidate. ``None`` uses
-        ``SplitForest(n_estimators=200)``. Any :mod:`skpacbayes.voters` object
-        works; the prior ``t 1`` is meant for voters whose plain vote is
-        already good (trees), not for stump banks with both orientations
-        (their all-ones vote is a tie).
-    bound : {"FO", "SO", "Bin"}, default="FO"
-        The deterministic bound minimised and certified (first order,
-        second order/tandem, binomial).
-    prior_scales : tuple of float, default=(1.0, 2.0, 4.0, 8.0)
-        The grid of prior means ``t 1`` (fixed before the data). ``0.0`` gives
-        the centred prior N(0, I); the default starts at 1 because on the
-        reference data sets the smaller scales were never the tightest and
-        cost the most to certify.
-    max_epochs : int, default=20
-        Epochs of the trained candidates (0: only untrained candidates).
-    holdout : bool, default=True
-        Add the hold-out candidate (a plain vote of half of the trees, tested on
-        the other half). Set to ``False`` for a purely PAC-Bayes choice.
+    estimator : fitted MajorityVoteClassifier
+        With ``voters_`` fitted on ``X`` and ``weights_``.
+    X, y : ndarray
+        The rows the bank was fitted on.
+
+    Returns
+    -------
+    error : float
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import FirstOrderBoundClassifier
+    >>> from skpacbayes._recommended import out_of_bag_error
+    >>> from skpacbayes.voters import OutOfBagVoters
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = FirstOrderBoundClassifier(voters=OutOfBagVoters(n_estimators=20, random_state=0),
+    ...                                 random_state=0).fit(X, y)
+    >>> bool(0 < out_of_bag_error(clf, X, y) < 0.1)
+    True
+    """
+    mask = estimator.voters_.evaluation_mask()
+    votes = np.where(mask, estimator.voters_.votes(X), -1)  # -1: no class, no weight
+    scores = weighted_vote_scores(votes, estimator.weights_, estimator.classes_.size)
+    rows = mask.any(axis=1)
+    y_idx = np.searchsorted(estimator.classes_, y)
+    return float(np.mean(~_strict_argmax_is(scores[rows], y_idx[rows])))
+
+
+def select(bounds, estimates, tolerance):
+    """Index of the deployed candidate: the most accurate among the nearly tightest.
+
+    Among the candidates whose bound is at most ``(1 + tolerance)`` times the
+    smallest bound, the one with the smallest estimated error; ties go to the
+    smaller bound, then to the earlier candidate.
+
+    Parameters
+    ----------
+    bounds, estimates : sequence of float
+        Each candidate's certified bound and estimated error.
+    tolerance : float >= 0
+        ``0``: the tightest bound; ``inf``: the most accurate estimate.
+
+    Returns
+    -------
+    index : int
+
+    Examples
+    --------
+    >>> from skpacbayes._recommended import select
+    >>> bounds, estimates = [0.040, 0.041, 0.060], [0.035, 0.030, 0.020]
+    >>> select(bounds, estimates, 0.0), select(bounds, estimates, 0.05)
+    (0, 1)
+    >>> select(bounds, estimates, float("inf"))
+    2
+    """
+    limit = np.inf if np.isinf(tolerance) else (1.0 + tolerance) * min(bounds)
+    eligible = [i for i, b in enumerate(bounds) if b <= limit]
+    return min(eligible, key=lambda i: (estimates[i], bounds[i], i))
+
+
+def _fit_candidate(info, estimator, X, y):
+    """Fit one candidate; return its description (bound, estimated error, time) and itself."""
+    start = time.perf_counter()
+    estimator.fit(X, y)
+    if info["kind"] == "out_of_bag":
+        estimate = out_of_bag_error(estimator, X, y)
+    else:
+        estimate = float(estimator.certificate_.train_error)  # on the held-out rows
+    entry = {
+        **info,
+        "bound": float(estimator.bound_),
+        "estimated_error": estimate,
+        "fit_time": time.perf_counter() - start,
+    }
+    return entry, estimator
+
+
+class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
+    """A vote of trees grown on (almost) every row, with a certificate that holds.
+
+    Every candidate is a certified classifier fitted once, at ``delta / K``
+    (``K`` candidates): for each validation fraction ``f``, the plain vote of
+    ``estimator`` grown on ``1 - f`` of the rows, certified on the held-out
+    ``f`` by the test-set bound (:class:`~skpacbayes.HoldOutBoundClassifier`);
+    with ``out_of_bag``, the weighted vote of ``estimator`` bagged on every row
+    (:class:`~skpacbayes.voters.OutOfBagVoters`), certified by the out-of-bag
+    first-order and tandem bounds (:class:`~skpacbayes.FirstOrderBoundClassifier`,
+    :class:`~skpacbayes.SecondOrderBoundClassifier`, Categorical posterior).
+    One candidate is deployed by the ``selection`` rule; ``bound_`` certifies
+    it at confidence ``1 - delta`` whatever the rule.
+
+    Parameters
+    ----------
+    estimator : scikit-learn classifier or None, default=None
+        The ensemble each candidate grows (unfitted; cloned per candidate). Its
+        members vote (the trees of a forest). ``None``:
+        ``RandomForestClassifier(n_estimators=200)``.
+    validation_fraction : float or sequence of float in (0, 1), default=(0.1, 0.2, 0.5)
+        One hold-out candidate per fraction (fixed before the data). Small
+        fractions give a stronger vote, large ones a tighter bound on small
+        samples.
+    selection : {"balanced", "bound", "accuracy"} or float >= 0, default="balanced"
+        Which certified candidate is deployed: the most accurate (by estimated
+        error) among those whose bound is at most ``1 + selection`` times the
+        smallest bound. ``"bound"`` is 0 (the tightest), ``"accuracy"`` is
+        infinity (the most accurate), ``"balanced"`` is 0.05 (give up at most
+        5 % of the certificate, relative, for the most accurate vote). See Notes.
+    out_of_bag : "auto" or bool, default="auto"
+        Add the two out-of-bag candidates (one bagged ensemble of every row,
+        fitted once and shared). ``"auto"``: only when ``selection`` accepts a
+        bound at least twice the smallest (``"accuracy"``, or a float >= 1),
+        the only rules under which they can win: their bounds carry a factor 2
+        (first order) or 4 (tandem) and are several times looser than the
+        hold-out bounds wherever the trees err (:doc:`strategies`), so under the
+        other rules they would only cost time and a share of ``delta``.
     delta : float in (0, 1], default=0.05
         Total confidence budget, split evenly over the candidates.
-    batch_size : int, default=1024
-        Mini-batch size of the trained candidates.
-    learning_rate : float, default=0.1
-        Adam learning rate of the trained candidates.
-    device : str or torch.device, default="cpu"
-        Torch device used for training (the certificate is computed in
-        float64 on CPU).
     random_state : int, RandomState instance or None, default=None
-        Seeds the voters and the training.
+        Seeds the held-out rows and the ensembles.
     n_jobs : int or None, default=None
-        Parallel jobs (joblib) for fitting the default forest and the candidates.
+        Parallel jobs for growing the ensembles and computing their votes.
     verbose : int, default=0
         Print one line per candidate when > 0.
 
     Attributes
     ----------
-    voters_ : voter bank
-        The fitted voters shared by the candidates.
-    selector_ : BoundSelectionClassifier
-        The fitted selection over the candidates.
     candidates_ : list of dict
-        One entry per candidate: ``kind`` ("gaussian" or "holdout"), ``prior``,
-        ``max_epochs``, ``bound`` (each at ``delta / K``).
+        One entry per candidate, in the order fitted: ``kind`` ("holdout" or
+        "out_of_bag"), ``validation_fraction`` (hold-out) or ``out_of_bag_bound``
+        ("FO" or "SO"), ``bound`` (at ``delta / K``), ``estimated_error`` (the
+        candidate's error on rows its voters never saw: the held-out error, or
+        the out-of-bag error of the weighted vote; an estimate of its accuracy,
+        not part of the certificate) and ``fit_time`` (seconds).
+    best_index_ : int
+        Index of the deployed candidate in ``candidates_``.
     best_candidate_ : dict
-        The selected entry of ``candidates_``.
+        ``candidates_[best_index_]``.
     best_estimator_ : estimator
-        The selected fitted candidate (``predict`` delegates to it).
+        The deployed fitted candidate (``predict`` delegates to it). The other
+        candidates' ensembles are not kept.
     certificate_ : Certificate
-        Ingredients of the selected candidate's bound (its ``delta`` is the
+        Ingredients of the deployed candidate's bound (its ``delta`` is the
         share ``delta / K``).
     bound_ : float
         Certified bound on the error rate of ``predict`` at confidence ``1 - delta``.
     n_iter_ : int
-        Training epochs of the selected candidate.
+        Training epochs of the deployed candidate.
     classes_ : ndarray of shape (n_classes,)
         Class labels.
     n_features_in_ : int
@@ -124,37 +204,48 @@ class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator
 
     See Also
     --------
-    skpacbayes.model_selection.BoundSelectionClassifier : the selection rule.
-    skpacbayes.FirstOrderBoundClassifier : one candidate.
+    skpacbayes.HoldOutBoundClassifier : one hold-out candidate.
+    skpacbayes.model_selection.BoundSelectionClassifier : the tightest of any candidates.
 
     Notes
     -----
-    The guarantee needs the training examples to be i.i.d. draws from the
-    distribution the classifier is evaluated on; the grid of prior scales
-    and the candidate list are fixed before seeing the data.
+    **Certificate.** Candidate ``c`` states ``R(h_c) <= B_c`` with probability at
+    least ``1 - delta / K``; by the union bound all ``K`` statements hold
+    together with probability at least ``1 - delta``, so ``R(h) <= B`` holds for
+    the deployed pair ``(h, B)`` whichever way it was chosen, from any data
+    (:ref:`theory-selection`). Only i.i.d. training examples are assumed; the
+    candidate list is fixed before seeing the data.
+
+    **Selection.** Each candidate has its bound ``B_c`` and an estimate ``E_c``
+    of its error on rows its voters never saw (the held-out rows; for the
+    out-of-bag candidates, each row voted by the members that did not see it).
+    With tolerance ``t`` (``selection``), the deployed candidate is the one with
+    the smallest ``E_c`` among those with ``B_c <= (1 + t) min_c B_c``; ties go to
+    the smaller bound, then to the earlier candidate. The estimates never enter
+    ``bound_``; they are noisy on small held-out sets (a few dozen rows), which
+    is why the default only trades a small, relative share of the bound for
+    them: on tens of thousands of rows the candidates' bounds are within a few
+    percent of each other and the most accurate vote is deployed, on a few
+    hundred rows the tightest one is.
 
     Examples
     --------
     >>> from sklearn.datasets import load_digits
+    >>> from sklearn.ensemble import RandomForestClassifier
     >>> from skpacbayes import CertifiedVoteClassifier
-    >>> from skpacbayes.voters import SplitForest
     >>> X, y = load_digits(return_X_y=True)
-    >>> clf = CertifiedVoteClassifier(voters=SplitForest(n_estimators=20), prior_scales=(1.0, 4.0),
-    ...                               max_epochs=0, random_state=0).fit(X, y)
-    >>> len(clf.candidates_), bool(0 < clf.bound_ < 0.5)
-    (3, True)
+    >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=20),
+    ...                               validation_fraction=(0.2, 0.5), random_state=0).fit(X, y)
+    >>> [c["validation_fraction"] for c in clf.candidates_], bool(0 < clf.bound_ < 0.2)
+    ([0.2, 0.5], True)
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "voters": [None, HasMethods(["fit", "votes"])],
-        "bound": [StrOptions(set(_BOUNDS))],
-        "prior_scales": [tuple, list],
-        "max_epochs": [Interval(Integral, 0, None, closed="left")],
-        "holdout": ["boolean"],
+        "estimator": [None, HasMethods(["fit", "predict"])],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), "array-like"],
+        "selection": [StrOptions(set(SELECTIONS)), Interval(Real, 0, None, closed="left")],
+        "out_of_bag": [StrOptions({"auto"}), "boolean"],
         "delta": [Interval(Real, 0, 1, closed="right")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "device": [str, _TorchDevice],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
         "verbose": ["verbose"],
@@ -162,63 +253,78 @@ class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator
 
     def __init__(
         self,
-        voters=None,
-        bound="FO",
-        prior_scales=(1.0, 2.0, 4.0, 8.0),
-        max_epochs=20,
-        holdout=True,
+        estimator=None,
+        validation_fraction=DEFAULT_FRACTIONS,
+        selection="balanced",
+        out_of_bag="auto",
         delta=0.05,
-        batch_size=1024,
-        learning_rate=0.1,
-        device="cpu",
         random_state=None,
         n_jobs=None,
         verbose=0,
     ):
-        self.voters = voters
-        self.bound = bound
-        self.prior_scales = prior_scales
-        self.max_epochs = max_epochs
-        self.holdout = holdout
+        self.estimator = estimator
+        self.validation_fraction = validation_fraction
+        self.selection = selection
+        self.out_of_bag = out_of_bag
         self.delta = delta
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
-        self.device = device
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    def _scales(self):
-        scales = np.asarray(self.prior_scales, dtype=np.float64).reshape(-1)
-        if scales.size == 0 or not np.all(np.isfinite(scales)):
-            raise ValueError(
-                f"prior_scales must be a non-empty sequence of finite floats, "
-                f"got {self.prior_scales!r}."
-            )
-        return [float(t) for t in dict.fromkeys(scales.tolist())]
+    def _use_out_of_bag(self):
+        if self.out_of_bag == "auto":
+            return self._tolerance() >= 1.0
+        return bool(self.out_of_bag)
 
-    def _candidates(self, voters, seed):
-        epochs = [0] if self.max_epochs == 0 else [0, int(self.max_epochs)]
-        estimator = _BOUNDS[self.bound]
-        holdout = [HoldOutBoundClassifier(voters=voters)] if self.holdout else []
-        return holdout + [
-            estimator(
-                voters=voters,
-                posterior="gaussian",
-                prior=t,
-                max_epochs=e,
-                batch_size=self.batch_size,
-                learning_rate=self.learning_rate,
-                device=self.device,
-                random_state=seed,
+    def _tolerance(self):
+        return float(SELECTIONS.get(self.selection, self.selection))
+
+    def _candidates(self, seed):
+        """(description, unfitted certified estimator) per candidate, in a fixed order."""
+        if hasattr(self.estimator, "votes"):
+            raise ValueError(
+                "estimator must be a scikit-learn classifier (e.g. RandomForestClassifier), "
+                f"not a voter bank; got {type(self.estimator).__name__}."
             )
-            for t in self._scales()
-            for e in epochs
+        candidates = [
+            (
+                {"kind": "holdout", "validation_fraction": f, "out_of_bag_bound": None},
+                HoldOutBoundClassifier(
+                    voters=self.estimator,
+                    validation_fraction=f,
+                    random_state=seed,
+                    n_jobs=self.n_jobs,
+                ),
+            )
+            for f in _fractions(self.validation_fraction)
         ]
+        if self._use_out_of_bag():
+            candidates += [
+                (
+                    {"kind": "out_of_bag", "validation_fraction": None, "out_of_bag_bound": name},
+                    cls(posterior="categorical", random_state=seed),
+                )
+                for name, cls in _OUT_OF_BAG.items()
+            ]
+        return candidates
+
+    def _out_of_bag_voters(self, X, y, seed):
+        """The bagged ensemble of every row shared by the out-of-bag candidates (fitted once)."""
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.frozen import FrozenEstimator
+
+        from skpacbayes._holdout import DEFAULT_N_ESTIMATORS
+        from skpacbayes.voters import OutOfBagVoters
+
+        estimator = self.estimator
+        if estimator is None:
+            estimator = RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS)
+        bank = OutOfBagVoters(estimator=estimator, random_state=seed, n_jobs=self.n_jobs)
+        return FrozenEstimator(bank.fit(X, y))
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
-        """Fit the voters once, certify every candidate at ``delta / K``, keep the tightest.
+        """Fit every candidate once at ``delta / K`` and deploy one by the selection rule.
 
         Parameters
         ----------
@@ -235,54 +341,57 @@ class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator
         Examples
         --------
         >>> from sklearn.datasets import load_iris
+        >>> from sklearn.ensemble import RandomForestClassifier
         >>> from skpacbayes import CertifiedVoteClassifier
-        >>> from skpacbayes.voters import SplitForest
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(voters=SplitForest(n_estimators=10), max_epochs=0,
-        ...                               prior_scales=(1.0, 2.0), random_state=0).fit(X, y)
-        >>> [(c["kind"], c["prior"]) for c in clf.candidates_]
-        [('holdout', None), ('gaussian', 1.0), ('gaussian', 2.0)]
+        >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10),
+        ...                               selection="bound", random_state=0).fit(X, y)
+        >>> clf.bound_ == min(c["bound"] for c in clf.candidates_)
+        True
         """
-        from skpacbayes.voters import SplitForest
-
         X, y, _ = validate_training_data(self, X, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        default = SplitForest(n_estimators=200)
-        self.voters_ = resolve_voters(self.voters, default, seed, self.n_jobs).fit(X, y)
-        candidates = self._candidates(FrozenEstimator(self.voters_), seed)
-        self.selector_ = BoundSelectionClassifier(
-            candidates, delta=self.delta, n_jobs=self.n_jobs
-        ).fit(X, y)
-        self.candidates_ = [
-            {
-                "kind": "holdout" if isinstance(est, HoldOutBoundClassifier) else "gaussian",
-                "prior": getattr(est, "prior", None),
-                "max_epochs": getattr(est, "max_epochs", 0),
-                "bound": float(b),
-            }
-            for est, b in zip(self.selector_.estimators_, self.selector_.bounds_, strict=True)
-        ]
+        candidates = self._candidates(seed)
+        share = float(self.delta) / len(candidates)
+        if any(info["kind"] == "out_of_bag" for info, _ in candidates):
+            bank = self._out_of_bag_voters(X, y, seed)  # grown once, shared by FO and SO
+            for info, est in candidates:
+                if info["kind"] == "out_of_bag":
+                    est.set_params(voters=bank)
+        # every candidate is fitted once, through joblib (a dask backend spreads them out)
+        results = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_candidate)(info, est.set_params(delta=share), X, y)
+            for info, est in candidates
+        )
+        self.candidates_ = [entry for entry, _ in results]
         if self.verbose:
-            for c in self.candidates_:
+            for index, entry in enumerate(self.candidates_):
                 print(
-                    f"{c['kind']} prior {c['prior']} epochs {c['max_epochs']}: "
-                    f"bound {c['bound']:.4f}"
+                    f"candidate {index} {entry['kind']} "
+                    f"(fraction {entry['validation_fraction']}, bound "
+                    f"{entry['out_of_bag_bound']}): bound {entry['bound']:.4f}, estimated "
+                    f"error {entry['estimated_error']:.4f} ({entry['fit_time']:.1f} s)"
                 )
-        self.best_candidate_ = self.candidates_[self.selector_.best_index_]
-        self.best_estimator_ = self.selector_.best_estimator_
+        self.best_index_ = select(
+            [c["bound"] for c in self.candidates_],
+            [c["estimated_error"] for c in self.candidates_],
+            self._tolerance(),
+        )
+        self.best_estimator_ = results[self.best_index_][1]
+        self.best_candidate_ = self.candidates_[self.best_index_]
         self.certificate_ = self.best_estimator_.certificate_
-        self.bound_ = float(self.selector_.bound_)
-        self.n_iter_ = self.best_estimator_.n_iter_
+        self.bound_ = float(self.best_estimator_.bound_)
+        self.n_iter_ = int(self.best_estimator_.n_iter_)
         self.classes_ = self.best_estimator_.classes_
         return self
 
     def recompute_bound(self, delta):
         """Certificate of the fitted classifier at another total confidence level.
 
-        The selected candidate is re-certified at ``delta / K`` from its stored
-        statistics (K candidates: the union bound over the candidates still
-        covers the choice made at fit). Use it when this estimator is itself
-        one of several strategies compared with ``delta`` split over them.
+        The deployed candidate is re-certified at ``delta / K`` from its stored
+        statistics (K candidates: the union bound still covers the choice made at
+        fit). Use it when this estimator is itself one of several strategies
+        compared with ``delta`` split over them.
 
         Parameters
         ----------
@@ -298,18 +407,18 @@ class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator
         Examples
         --------
         >>> from sklearn.datasets import load_iris
+        >>> from sklearn.ensemble import RandomForestClassifier
         >>> from skpacbayes import CertifiedVoteClassifier
-        >>> from skpacbayes.voters import SplitForest
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(voters=SplitForest(n_estimators=10), max_epochs=0,
-        ...                               prior_scales=(2.0,), random_state=0).fit(X, y)
+        >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10),
+        ...                               random_state=0).fit(X, y)
         >>> clf.recompute_bound(clf.delta) == clf.bound_
         True
         """
         check_is_fitted(self)
         if not 0 < delta <= 1:
             raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
-        return self.best_estimator_.recompute_bound(delta / len(self.selector_.estimators_))
+        return self.best_estimator_.recompute_bound(delta / len(self.candidates_))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -317,7 +426,7 @@ class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator
         return tags
 
     def predict(self, X):
-        """Predict with the selected candidate (the classifier ``bound_`` certifies).
+        """Predict with the deployed candidate (the classifier ``bound_`` certifies).
 
         Parameters
         ----------
@@ -332,11 +441,11 @@ class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator
         Examples
         --------
         >>> from sklearn.datasets import load_iris
+        >>> from sklearn.ensemble import RandomForestClassifier
         >>> from skpacbayes import CertifiedVoteClassifier
-        >>> from skpacbayes.voters import SplitForest
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(voters=SplitForest(n_estimators=10), max_epochs=0,
-        ...                               prior_scales=(2.0,), random_state=0).fit(X, y)
+        >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10),
+        ...                               random_state=0).fit(X, y)
         >>> clf.predict(X[:3])
         array([0, 0, 0])
         """
@@ -344,7 +453,7 @@ class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator
         return self.best_estimator_.predict(X)
 
     def decision_function(self, X):
-        """Decision function of the selected candidate.
+        """Decision function of the deployed candidate.
 
         Parameters
         ----------
@@ -354,17 +463,17 @@ class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator
         Returns
         -------
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Binary: the weighted vote; multi-class: each class's winning
-            probability under the posterior mixture.
+            Binary: one score per sample (positive for ``classes_[1]``);
+            multi-class: one score per class.
 
         Examples
         --------
         >>> from sklearn.datasets import load_iris
+        >>> from sklearn.ensemble import RandomForestClassifier
         >>> from skpacbayes import CertifiedVoteClassifier
-        >>> from skpacbayes.voters import SplitForest
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(voters=SplitForest(n_estimators=10), max_epochs=0,
-        ...                               prior_scales=(2.0,), random_state=0).fit(X, y)
+        >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10),
+        ...                               random_state=0).fit(X, y)
         >>> clf.decision_function(X[:2]).shape
         (2, 3)
         """
@@ -372,7 +481,7 @@ class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator
         return self.best_estimator_.decision_function(X)
 
     def predict_proba(self, X):
-        """Class scores of the selected candidate, normalised to sum to one.
+        """Class scores of the deployed candidate, normalised to sum to one.
 
         Parameters
         ----------
@@ -387,11 +496,11 @@ class CertifiedVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator
         Examples
         --------
         >>> from sklearn.datasets import load_iris
+        >>> from sklearn.ensemble import RandomForestClassifier
         >>> from skpacbayes import CertifiedVoteClassifier
-        >>> from skpacbayes.voters import SplitForest
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(voters=SplitForest(n_estimators=10), max_epochs=0,
-        ...                               prior_scales=(2.0,), random_state=0).fit(X, y)
+        >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10),
+        ...                               random_state=0).fit(X, y)
         >>> clf.predict_proba(X[:2]).sum(axis=1).round(6)
         array([1., 1.])
         """

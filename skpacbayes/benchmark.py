@@ -6,7 +6,10 @@ multi-class tasks) and shared by every method, every valid (bound, posterior)
 pair trained and certified, and the test error of the certified classifier.
 A "best of families" row per method reports the tightest family after
 re-certifying every family at ``delta / K`` (union bound over the K valid
-families), so that row is itself a certificate.
+families), so that row is itself a certificate. The strategy rows (``STRATEGIES``)
+certify genuine votes of trees: the Gaussian PAC-Bayes vote, the hold-out votes (the
+halves of a split forest, or a forest grown on ``1 - f`` of the rows and certified on
+the held-out ``f``) and :class:`~skpacbayes.CertifiedVoteClassifier` with its defaults.
 """
 
 import json
@@ -33,6 +36,7 @@ from skpacbayes.classifiers import (
     VCDimBoundClassifier,
 )
 from skpacbayes.datasets import fetch_dataset
+from skpacbayes.model_selection import BoundSelectionClassifier
 
 __all__ = ["METHODS", "CompareResult", "compare", "format_table", "upgrade_result"]
 
@@ -45,11 +49,39 @@ METHODS = {
     "VC": VCDimBoundClassifier,
     "Partition": PartitionBoundClassifier,
     "Occam": OccamBoundClassifier,
-    "Vote": CertifiedVoteClassifier,
+    "Vote": BoundSelectionClassifier,
     "HoldOut": HoldOutBoundClassifier,
+    "HO10": HoldOutBoundClassifier,
+    "HO20": HoldOutBoundClassifier,
+    "HO50": HoldOutBoundClassifier,
+    "OOB-FO": FirstOrderBoundClassifier,
+    "OOB-SO": SecondOrderBoundClassifier,
+    "Certified": CertifiedVoteClassifier,
 }
-#: strategies with a fixed posterior family and their own voters (split forest, every task)
-STRATEGIES = {"Vote": "gaussian", "HoldOut": "categorical"}
+#: strategies with a fixed posterior family and their own voters (every task). Vote: the
+#: Gaussian PAC-Bayes vote on the shared split forest (prior t 1, t in 1, 2, 4, 8, untrained
+#: and trained, the tightest at delta / 8); HoldOut: the halves of that split forest; HOxx: a
+#: forest of ``n_estimators`` trees grown on 1 - f of the rows, certified on the held-out f;
+#: OOB-FO / OOB-SO: a random forest of ``n_estimators`` trees bagged on every row
+#: (``OutOfBagVoters``, shared by both rows), its trained Categorical vote certified by the
+#: out-of-bag first-order / tandem bound; Certified: ``CertifiedVoteClassifier`` with its
+#: defaults (its own forests).
+STRATEGIES = {
+    "Vote": "gaussian",
+    "HoldOut": "categorical",
+    "HO10": "categorical",
+    "HO20": "categorical",
+    "HO50": "categorical",
+    "OOB-FO": "categorical",
+    "OOB-SO": "categorical",
+    "Certified": "categorical",
+}
+#: hold-out rows: the validation fraction of each
+HOLDOUT_FRACTIONS = {"HO10": 0.1, "HO20": 0.2, "HO50": 0.5}
+#: the strategies that grow their own ensembles (no shared voter bank)
+OWN_VOTERS = ("HO10", "HO20", "HO50", "Certified")
+#: the rows certified on the shared out-of-bag forest
+OUT_OF_BAG = ("OOB-FO", "OOB-SO")
 FAMILIES = ("categorical", "dirichlet", "gaussian")
 #: method names of results written before the names followed the certificate's
 LEGACY_METHOD_NAMES = {"CBnd": "CBound", "Part": "Partition"}
@@ -211,15 +243,24 @@ ROW_KEYS = (
 
 
 def _voters_key(task, method):
-    """Which fitted voter bank a method uses within one seed."""
+    """Which fitted voter bank a method uses within one seed (None: it grows its own)."""
+    if method in OWN_VOTERS:
+        return None
+    if method in OUT_OF_BAG:
+        return "out_of_bag"
     if method in STRATEGIES:
         return "forest" if task == "binary" else "shared"
     return "single" if (task != "binary" and method == "VC") else "shared"
 
 
 def _voters_for(task, method, seed, n_estimators, n_jobs):
-    from skpacbayes.voters import SplitForest, StumpBank
+    from sklearn.ensemble import RandomForestClassifier
 
+    from skpacbayes.voters import OutOfBagVoters, SplitForest, StumpBank
+
+    if method in OUT_OF_BAG:
+        forest = RandomForestClassifier(n_estimators=n_estimators)
+        return OutOfBagVoters(forest, random_state=seed, n_jobs=n_jobs)
     if task == "binary" and method not in STRATEGIES:
         return StumpBank(random_state=seed)
     split = "single" if method == "VC" else "cross"
@@ -240,17 +281,46 @@ def _valid_pairs(methods, posteriors, n_classes, split_for):
     return pairs
 
 
+def _gaussian_vote(voters, delta, max_epochs, seed):
+    """The Gaussian PAC-Bayes vote: prior ``t 1`` on a fixed grid, the tightest at delta / K."""
+    epochs = [0] if max_epochs == 0 else [0, max_epochs]
+    candidates = [
+        FirstOrderBoundClassifier(
+            voters=voters, posterior="gaussian", prior=t, max_epochs=e, random_state=seed
+        )
+        for t in (1.0, 2.0, 4.0, 8.0)
+        for e in epochs
+    ]
+    return BoundSelectionClassifier(candidates, delta=delta)
+
+
 def _fit_one(method, family, voters, X_train, y_train, X_test, y_test, seed, settings):
-    if method == "Vote":  # the PAC-Bayes candidates only; HoldOut is its own row
-        est = CertifiedVoteClassifier(
-            voters=voters,
-            holdout=False,
+    from sklearn.ensemble import RandomForestClassifier
+
+    forest = RandomForestClassifier(n_estimators=settings["n_estimators"])
+    if method == "Vote":
+        est = _gaussian_vote(voters, settings["delta"], min(settings["max_epochs"], 20), seed)
+    elif method == "HoldOut":
+        est = HoldOutBoundClassifier(
+            voters=voters, validation_fraction=None, delta=settings["delta"], random_state=seed
+        )
+    elif method in HOLDOUT_FRACTIONS:
+        est = HoldOutBoundClassifier(
+            voters=forest,
+            validation_fraction=HOLDOUT_FRACTIONS[method],
             delta=settings["delta"],
-            max_epochs=min(settings["max_epochs"], 20),
             random_state=seed,
         )
-    elif method == "HoldOut":
-        est = HoldOutBoundClassifier(voters=voters, delta=settings["delta"], random_state=seed)
+    elif method == "Certified":
+        est = CertifiedVoteClassifier(forest, delta=settings["delta"], random_state=seed)
+    elif method in OUT_OF_BAG:
+        est = METHODS[method](
+            voters=voters,
+            posterior="categorical",
+            delta=settings["delta"],
+            max_epochs=settings["max_epochs"],
+            random_state=seed,
+        )
     else:
         est = METHODS[method](
             voters=voters,
@@ -300,7 +370,8 @@ def compare(
     max_epochs : int, default=100
         Maximum number of training epochs of each estimator.
     n_estimators : int, default=200
-        Trees of the split forest (multi-class tasks).
+        Trees of the split forest (multi-class tasks, and the Vote and HoldOut rows) and of
+        the forests grown by the HO10, HO20, HO50, OOB-FO, OOB-SO and Certified rows.
     test_size : float, default=0.2
         Fraction of the data held out (stratified) to measure the test error.
     n_jobs : int, default=1
@@ -368,12 +439,13 @@ def compare(
         fitted = {}
         for method in sorted({m for m, _ in pairs}):
             key = _voters_key(task, method)
-            if key not in fitted:
+            if key is not None and key not in fitted:
                 voters = _voters_for(task, method, seed, n_estimators, n_jobs)
                 fitted[key] = FrozenEstimator(voters.fit(X_tr, y_tr))
         for method, family in pairs:
             key = _voters_key(task, method)
-            tasks.append((seed, method, family, fitted[key], X_tr, y_tr, X_te, y_te))
+            voters = None if key is None else fitted[key]
+            tasks.append((seed, method, family, voters, X_tr, y_tr, X_te, y_te))
 
     bar = _Progress(len(tasks), enabled=progress, label=dataset)
     jobs = (

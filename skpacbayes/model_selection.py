@@ -82,6 +82,11 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         The selected fitted candidate (``predict`` delegates to it).
     bound_ : float
         Certified bound of the selected classifier at confidence ``1 - delta``.
+    certificate_ : Certificate
+        Ingredients of the selected candidate's bound (its ``delta`` is the share
+        ``delta / K``).
+    n_iter_ : int
+        Training epochs of the selected candidate.
     classes_ : ndarray
         Class labels.
     n_features_in_ : int
@@ -149,6 +154,8 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         self.best_index_ = int(np.argmin(self.bounds_))
         self.best_estimator_ = self.estimators_[self.best_index_]
         self.bound_ = float(self.bounds_[self.best_index_])
+        self.certificate_ = self.best_estimator_.certificate_
+        self.n_iter_ = int(getattr(self.best_estimator_, "n_iter_", 0))
         self.classes_ = self.best_estimator_.classes_
         return self
 
@@ -160,6 +167,36 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
             get_tags(est).input_tags.sparse for est in candidates
         )
         return tags
+    def recompute_bound(self, delta):
+        """Certificate of the selected classifier at another total confidence level.
+
+        The selected candidate is re-certified at ``delta / K`` (K candidates): the
+        union bound still covers the choice made at fit.
+
+        Parameters
+        ----------
+        delta : float in (0, 1]
+            Total confidence parameter, fixed independently of the data.
+
+        Returns
+        -------
+        bound : float
+            Certified upper bound on the risk of ``predict`` at confidence ``1 - delta``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes.model_selection import BoundSelectionClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()] * 2).fit(X, y)
+        >>> sel.recompute_bound(sel.delta) == sel.bound_
+        True
+        """
+        check_is_fitted(self)
+        if not 0 < delta <= 1:
+            raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
+        return self.best_estimator_.recompute_bound(delta / len(self.estimators_))
 
     def predict(self, X):
         """Predict with the selected candidate.

@@ -9,8 +9,8 @@ contract on odd but valid inputs (float32, pandas, string labels, constant featu
 |----|---------------------------------------------|-----------------------------------------|
 | E* | every case of ``test_adversarial.FIT_ERRORS`` / ``PREDICT_ERRORS`` | the same error   |
 | P1 | delta 0, 1.5, "a"                           | InvalidParameterError naming delta      |
-| P2 | prior_scales (), (nan,), "abc"; bound "XX"  | ValueError / InvalidParameterError      |
-| P3 | max_epochs -1, holdout "yes"                | InvalidParameterError                   |
+| P2 | validation_fraction 0, 1, (), (nan,), "abc", duplicates | ValueError naming it        |
+| P3 | selection "XX"; estimator a bank; voters a classifier in halves mode | ValueError   |
 | V1 | float32, pandas, string labels, constant column | certified: bound in [0, 1] |
 | V2 | recompute_bound(0), recompute_bound(2)      | ValueError naming delta                 |
 """
@@ -20,6 +20,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 from test_adversarial import FIT_ERRORS, PREDICT_ERRORS, data
@@ -29,14 +30,17 @@ from skpacbayes.voters import SplitForest
 
 
 def _make(name, **kwargs):
-    forest = SplitForest(n_estimators=6)
-    if name == "HoldOut":
-        return HoldOutBoundClassifier(voters=forest, random_state=0, **kwargs)
-    params = {"prior_scales": (2.0,), "max_epochs": 1, "random_state": 0, **kwargs}
-    return CertifiedVoteClassifier(voters=forest, **params)
+    if name == "HoldOut":  # the halves protocol
+        params = {"voters": SplitForest(n_estimators=6), "validation_fraction": None}
+        return HoldOutBoundClassifier(**{**params, "random_state": 0, **kwargs})
+    forest = RandomForestClassifier(n_estimators=6)
+    params = {"validation_fraction": (0.25, 0.5), "random_state": 0}
+    if name == "HoldOutFraction":
+        return HoldOutBoundClassifier(**{"voters": forest, **params, **kwargs})
+    return CertifiedVoteClassifier(**{"estimator": forest, **params, **kwargs})
 
 
-NAMES = ["HoldOut", "CertifiedVote"]
+NAMES = ["HoldOut", "HoldOutFraction", "CertifiedVote"]
 
 
 @pytest.mark.parametrize("case", list(FIT_ERRORS))
@@ -83,12 +87,16 @@ def test_unfitted_raises(name):
         ("HoldOut", "delta", 0.0),
         ("HoldOut", "delta", 1.5),
         ("HoldOut", "delta", "a"),
+        ("HoldOutFraction", "delta", 0.0),
+        ("HoldOutFraction", "validation_fraction", 1.5),
+        ("HoldOutFraction", "validation_fraction", "abc"),
+        ("HoldOutFraction", "voters", "forest"),
         ("CertifiedVote", "delta", 0.0),
         ("CertifiedVote", "delta", 1.5),
-        ("CertifiedVote", "bound", "XX"),
-        ("CertifiedVote", "max_epochs", -1),
-        ("CertifiedVote", "holdout", "yes"),
-        ("CertifiedVote", "prior_scales", "abc"),
+        ("CertifiedVote", "selection", "XX"),
+        ("CertifiedVote", "validation_fraction", 0.0),
+        ("CertifiedVote", "validation_fraction", None),
+        ("CertifiedVote", "estimator", "forest"),
     ],
 )
 def test_invalid_parameters_raise(name, param, value):
@@ -96,10 +104,21 @@ def test_invalid_parameters_raise(name, param, value):
         _make(name, **{param: value}).fit(*data(m=40))
 
 
-@pytest.mark.parametrize("scales", [(), (float("nan"),), (1.0, float("inf"))])
-def test_invalid_prior_scales_raise(scales):
-    with pytest.raises(ValueError, match="prior_scales"):
-        _make("CertifiedVote", prior_scales=scales).fit(*data(m=40))
+@pytest.mark.parametrize("name", ["HoldOutFraction", "CertifiedVote"])
+@pytest.mark.parametrize(
+    "fractions", [(), (float("nan"),), (0.2, float("inf")), (0.3, 0.3), (0.2, 1.0), ("a",)]
+)
+def test_invalid_validation_fractions_raise(name, fractions):
+    with pytest.raises(ValueError, match="validation_fraction"):
+        _make(name, validation_fraction=fractions).fit(*data(m=40))
+
+
+def test_voters_and_estimator_of_the_wrong_kind_raise():
+    X, y = data(m=40)
+    with pytest.raises(ValueError, match="voters"):
+        _make("HoldOut", voters=RandomForestClassifier(n_estimators=4)).fit(X, y)
+    with pytest.raises(ValueError, match="estimator"):
+        _make("CertifiedVote", estimator=SplitForest(n_estimators=4)).fit(X, y)
 
 
 def _check_certified(est, X, y):

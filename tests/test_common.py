@@ -5,6 +5,7 @@ Expected failures, with their reasons, live in ``EXPECTED_FAILURES``
 """
 
 import pytest
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skpacbayes import (
@@ -38,8 +39,12 @@ def _estimators():
     yield PartitionBoundClassifier(posterior="dirichlet", voters=forest, tighten=False, **FAST)
     yield MarginBoundClassifier(**FAST)
     yield OccamBoundClassifier(**FAST)
-    yield HoldOutBoundClassifier(voters=forest, random_state=0)
-    yield CertifiedVoteClassifier(voters=forest, prior_scales=(1.0, 4.0), **FAST)
+    yield HoldOutBoundClassifier(voters=forest, validation_fraction=None, random_state=0)
+    yield HoldOutBoundClassifier(
+        voters=RandomForestClassifier(n_estimators=10), validation_fraction=(0.2, 0.5),
+        random_state=0,
+    )
+    yield CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10), random_state=0)
     yield BoundSelectionClassifier(
         [FirstOrderBoundClassifier(**FAST), FirstOrderBoundClassifier(posterior="gaussian", **FAST)]
     )

@@ -1,12 +1,20 @@
-"""The hold-out line: a plain vote of one half's trees, certified on the other half."""
+"""The hold-out line: a plain vote certified on rows its voters never saw.
+
+Halves protocol (``validation_fraction=None``): one half's trees certified on the other
+half. Fraction protocol: held-out rows drawn from the seed and the sample size alone, the
+ensemble grown on the rest. :class:`~skpacbayes.CertifiedVoteClassifier` deploys one of
+several such candidates, each at ``delta / K``, by a selection rule.
+"""
 
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
+from sklearn.neighbors import KNeighborsClassifier
 
 from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
+from skpacbayes._holdout import _holdout_bound, validation_rows
 from skpacbayes.bounds import kl_inv_upper
 from skpacbayes.voters import SplitForest
 
@@ -17,9 +25,15 @@ def digits():
     return train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
 
 
+def _forest(n=10):
+    return RandomForestClassifier(n_estimators=n, max_depth=8)
+
+
 def test_holdout_bound_is_the_chernoff_test_set_bound(digits):
     X_tr, X_te, y_tr, y_te = digits
-    clf = HoldOutBoundClassifier(SplitForest(n_estimators=20), random_state=0).fit(X_tr, y_tr)
+    clf = HoldOutBoundClassifier(
+        SplitForest(n_estimators=20), validation_fraction=None, random_state=0
+    ).fit(X_tr, y_tr)
     cert = clf.certificate_
     k, m = cert.statistics["errors"][clf.half_], cert.m[clf.half_]
     expected = float(kl_inv_upper(k / m, np.log(2 / clf.delta) / m))
@@ -36,12 +50,19 @@ def test_holdout_bound_is_the_chernoff_test_set_bound(digits):
 
 def test_holdout_recompute_bound_is_monotone_in_delta(digits):
     X_tr, _, y_tr, _ = digits
-    clf = HoldOutBoundClassifier(SplitForest(n_estimators=10), random_state=0).fit(X_tr, y_tr)
-    values = [clf.recompute_bound(d) for d in (0.5, 0.05, 0.005)]
-    assert values[0] < values[1] < values[2]
-    assert clf.recompute_bound(clf.delta) == clf.bound_
-    with pytest.raises(ValueError, match="delta"):
-        clf.recompute_bound(0.0)
+    for fraction in (None, 0.3, (0.2, 0.4)):
+        voters = SplitForest(n_estimators=10) if fraction is None else _forest()
+        clf = HoldOutBoundClassifier(voters, validation_fraction=fraction, random_state=0)
+        clf.fit(X_tr, y_tr)
+        values = [clf.recompute_bound(d) for d in (0.5, 0.05, 0.005)]
+        assert values[0] < values[1] < values[2]
+        assert clf.recompute_bound(clf.delta) == clf.bound_
+        # the DEPLOYED statement is re-certified, at the same split of delta
+        cert, i = clf.certificate_, clf.certificate_.details["statement"]
+        k, m = cert.statistics["errors"][i], cert.m[i]
+        assert values[2] == _holdout_bound(k, m, 0.005 / len(cert.m))
+        with pytest.raises(ValueError, match="delta"):
+            clf.recompute_bound(0.0)
 
 
 def test_holdout_ties_count_as_errors():
@@ -51,7 +72,9 @@ def test_holdout_ties_count_as_errors():
     X = rng.normal(size=(400, 3))
     y = rng.integers(0, 2, size=400)
     clf = HoldOutBoundClassifier(
-        SplitForest(RandomForestClassifier(max_depth=2), n_estimators=4), random_state=0
+        SplitForest(RandomForestClassifier(max_depth=2), n_estimators=4),
+        validation_fraction=None,
+        random_state=0,
     )
     clf.fit(X, y)
     g = clf.half_
@@ -66,15 +89,240 @@ def test_holdout_ties_count_as_errors():
     assert np.any(ones == zeros)  # the case under test does occur
     wrong = np.where(truth == 1, ones <= zeros, zeros <= ones)
     assert cert.statistics["errors"][g] == int(wrong.sum())
+    # the fraction protocol counts ties too: two trees, one held-out statement
+    clf = HoldOutBoundClassifier(
+        RandomForestClassifier(n_estimators=2, max_depth=2), validation_fraction=0.5,
+        random_state=0,
+    ).fit(X, y)
+    held = clf.validation_indices_
+    votes = clf.voters_.votes(X[held])
+    ones, zeros = (votes == 1).sum(axis=1), (votes == 0).sum(axis=1)
+    assert np.any(ones == zeros)
+    wrong = np.where(y[held] == 1, ones <= zeros, zeros <= ones)
+    assert clf.certificate_.statistics["errors"] == (int(wrong.sum()),)
 
 
-def test_certified_vote_includes_the_holdout_candidate(digits):
+def test_validation_rows_depend_on_the_seed_and_size_alone():
+    train, held = validation_rows(101, 0.2, seed=3)
+    assert held.size == 21 and train.size == 80
+    assert np.intersect1d(train, held).size == 0
+    again = validation_rows(101, 0.2, seed=3)
+    assert np.array_equal(again[1], held)
+    # nested: a larger fraction holds out a superset of the rows
+    assert np.isin(held, validation_rows(101, 0.5, seed=3)[1]).all()
+    # at least one row on each side
+    assert [a.size for a in validation_rows(3, 0.01, 0)] == [2, 1]
+    assert [a.size for a in validation_rows(3, 0.99, 0)] == [1, 2]
+
+
+def test_fraction_protocol_grows_on_the_rest_and_certifies_on_the_held_out_rows(digits):
     X_tr, X_te, y_tr, y_te = digits
-    common = dict(voters=SplitForest(n_estimators=20), prior_scales=(2.0,), max_epochs=0)
-    with_holdout = CertifiedVoteClassifier(**common, random_state=0).fit(X_tr, y_tr)
-    without = CertifiedVoteClassifier(**common, holdout=False, random_state=0).fit(X_tr, y_tr)
-    assert [c["kind"] for c in with_holdout.candidates_] == ["holdout", "gaussian"]
-    assert [c["kind"] for c in without.candidates_] == ["gaussian"]
-    # delta is split over the candidates: each candidate's bound is at delta / K
-    assert with_holdout.bound_ == min(c["bound"] for c in with_holdout.candidates_)
-    assert with_holdout.bound_ >= with_holdout.certificate_.train_error
+    m = y_tr.size
+    # a 1-nearest-neighbour classifier stores the rows it was fitted on
+    clf = HoldOutBoundClassifier(
+        KNeighborsClassifier(n_neighbors=1), validation_fraction=0.25, random_state=0
+    ).fit(X_tr, y_tr)
+    held = clf.validation_indices_
+    assert held.size == int(np.ceil(0.25 * m))
+    seen = clf.voters_.estimators_[0]._fit_X
+    assert seen.shape[0] == m - held.size
+    assert not (X_tr[held][:, None, :] == seen[None, :, :]).all(axis=2).any(axis=1).all()
+    k = int(np.sum(clf.voters_.estimators_[0].predict(X_tr[held]) != y_tr[held]))
+    assert clf.certificate_.statistics["errors"] == (k,)
+    assert clf.bound_ == _holdout_bound(k, held.size, clf.delta)
+    assert clf.certificate_.train_error == k / held.size
+    # the held-out rows are chosen without looking at the labels (nor at X)
+    shuffled = np.random.default_rng(0).permutation(y_tr)
+    other = HoldOutBoundClassifier(
+        _forest(), validation_fraction=0.25, random_state=0
+    ).fit(X_tr[::-1], shuffled)
+    assert np.array_equal(other.validation_indices_, held)
+    assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
+
+
+def test_a_sequence_of_fractions_splits_delta(digits):
+    X_tr, _, y_tr, _ = digits
+    fractions = (0.15, 0.3, 0.5)
+    clf = HoldOutBoundClassifier(_forest(), validation_fraction=fractions, random_state=0)
+    clf.fit(X_tr, y_tr)
+    cert = clf.certificate_
+    assert len(cert.m) == 3 and cert.details["validation_fractions"] == fractions
+    expected = [_holdout_bound(k, n, clf.delta / 3) for k, n in zip(*_stats(cert), strict=True)]
+    assert list(cert.details["bounds"]) == expected
+    assert clf.bound_ == min(expected)
+    assert clf.validation_fraction_ == fractions[int(np.argmin(expected))]
+    # each statement is the single-fraction fit at delta / 3 (same seed: same rows, same trees)
+    f = clf.validation_fraction_
+    alone = HoldOutBoundClassifier(
+        _forest(), validation_fraction=f, delta=clf.delta / 3, random_state=0
+    ).fit(X_tr, y_tr)
+    assert alone.bound_ == clf.bound_
+    assert np.array_equal(alone.predict(X_tr), clf.predict(X_tr))
+
+
+def _stats(cert):
+    return cert.statistics["errors"], cert.m
+
+
+def test_a_class_missing_from_the_training_rows_is_mapped_to_the_global_labels():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] > 0, "b", "a").astype(object)
+    seed_rows = validation_rows(60, 0.2, seed=np.random.RandomState(0).randint(2**31 - 1))
+    y[seed_rows[1][:2]] = "zz"  # a third class only among the held-out rows
+    clf = HoldOutBoundClassifier(_forest(), validation_fraction=0.2, random_state=0).fit(X, y)
+    assert np.array_equal(clf.validation_indices_, seed_rows[1])
+    assert clf.classes_.tolist() == ["a", "b", "zz"]
+    assert clf.voters_.classes_.tolist() == ["a", "b"]
+    assert clf.decision_function(X).shape == (60, 3)
+    assert set(clf.predict(X)) <= {"a", "b"}
+    assert clf.certificate_.statistics["errors"][0] >= 2  # "zz" is never predicted
+
+
+def test_auto_keeps_a_banks_own_rule_and_grows_anything_else_on_part_of_the_rows(digits):
+    from skpacbayes.voters import PrefitVoters
+
+    X_tr, _, y_tr, _ = digits
+    halves = HoldOutBoundClassifier(SplitForest(n_estimators=10), random_state=0)
+    assert halves.fit(X_tr, y_tr).half_ in (0, 1) and halves.validation_fraction_ is None
+    grown = HoldOutBoundClassifier(_forest(), random_state=0).fit(X_tr, y_tr)
+    assert grown.half_ is None and grown.certificate_.details["validation_fractions"] == (
+        0.1, 0.2, 0.5,
+    )
+    # a forest fitted on other rows is certified on every row, as before
+    rf = _forest().set_params(random_state=0).fit(X_tr[:300], y_tr[:300])
+    prefit = HoldOutBoundClassifier(PrefitVoters(rf), random_state=0).fit(X_tr[300:], y_tr[300:])
+    assert prefit.certificate_.m == (y_tr.size - 300,)
+
+
+def test_invalid_validation_fractions_are_refused(digits):
+    X_tr, _, y_tr, _ = digits
+    for bad in (0.0, 1.0, 1.5, -0.2, (), (0.2, 0.2), (0.2, float("nan")), "abc", (0.5, 1.0)):
+        with pytest.raises(ValueError, match="validation_fraction"):
+            HoldOutBoundClassifier(_forest(), validation_fraction=bad).fit(X_tr[:50], y_tr[:50])
+    with pytest.raises(ValueError, match="voters"):
+        HoldOutBoundClassifier(_forest(), validation_fraction=None).fit(X_tr, y_tr)
+    X = np.arange(8.0)[:, None]
+    y = np.array([0, 1, 1, 1, 1, 1, 1, 1])
+    train, held = validation_rows(8, 0.9, seed=np.random.RandomState(0).randint(2**31 - 1))
+    y = np.ones(8, dtype=int)
+    y[held[0]] = 0
+    with pytest.raises(ValueError, match="single class.*validation_fraction"):
+        HoldOutBoundClassifier(_forest(), validation_fraction=0.9, random_state=0).fit(X, y)
+
+
+def test_certified_vote_certifies_every_candidate_at_delta_over_k(digits):
+    X_tr, X_te, y_tr, y_te = digits
+    fractions = (0.1, 0.3, 0.5)
+    clf = CertifiedVoteClassifier(_forest(), validation_fraction=fractions, random_state=0)
+    clf.fit(X_tr, y_tr)
+    assert [c["validation_fraction"] for c in clf.candidates_] == list(fractions)
+    for c in clf.candidates_:
+        alone = HoldOutBoundClassifier(
+            _forest(), validation_fraction=c["validation_fraction"], delta=clf.delta / 3,
+            random_state=clf.best_estimator_.random_state,
+        ).fit(X_tr, y_tr)
+        assert c["bound"] == alone.bound_
+        assert c["estimated_error"] == alone.certificate_.train_error
+    assert clf.bound_ == clf.best_candidate_["bound"]
+    assert clf.certificate_.delta == clf.delta / 3
+    assert clf.recompute_bound(clf.delta) == clf.bound_
+    assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
+
+
+def _expected_pick(candidates, tolerance):
+    smallest = min(c["bound"] for c in candidates)
+    eligible = [
+        (c["estimated_error"], c["bound"], i)
+        for i, c in enumerate(candidates)
+        if c["bound"] <= (1 + tolerance) * smallest
+    ]
+    return min(eligible)[2]
+
+
+@pytest.mark.parametrize(
+    "selection, tolerance",
+    [("bound", 0.0), ("balanced", 0.05), (0.3, 0.3), ("accuracy", float("inf"))],
+)
+def test_selection_rules_deploy_the_documented_candidate(digits, selection, tolerance):
+    X_tr, _, y_tr, _ = digits
+    clf = CertifiedVoteClassifier(
+        _forest(), validation_fraction=(0.05, 0.2, 0.5), selection=selection, out_of_bag=False,
+        random_state=0,
+    ).fit(X_tr, y_tr)
+    assert clf.best_index_ == _expected_pick(clf.candidates_, tolerance)
+    assert clf.best_estimator_.validation_fraction_ == clf.best_candidate_["validation_fraction"]
+    assert clf.bound_ == clf.best_candidate_["bound"]
+
+
+def test_selection_rules_can_disagree_and_all_keep_the_certificate(digits):
+    # whatever the rule, the deployed bound is that candidate's bound at delta / K
+    X_tr, X_te, y_tr, y_te = digits
+    picks = {}
+    for selection in ("bound", "accuracy", "balanced"):
+        clf = CertifiedVoteClassifier(
+            _forest(), validation_fraction=(0.05, 0.2, 0.5), selection=selection,
+            out_of_bag=False, random_state=3,
+        ).fit(X_tr, y_tr)
+        picks[selection] = clf.best_index_
+        assert clf.bound_ == clf.candidates_[clf.best_index_]["bound"]
+        assert clf.certificate_.delta == clf.delta / 3
+    # the trade-off is real here: the smallest fraction looks the most accurate (estimated
+    # on 63 rows) but certifies far less tightly; the middle one is the tightest
+    assert picks == {"bound": 1, "accuracy": 0, "balanced": 1}
+
+
+def test_select_is_the_most_accurate_among_the_nearly_tightest():
+    from skpacbayes._recommended import select
+
+    bounds, estimates = [0.10, 0.104, 0.2, 0.104], [0.08, 0.06, 0.01, 0.06]
+    assert select(bounds, estimates, 0.0) == 0
+    assert select(bounds, estimates, 0.05) == 1  # ties: the earlier candidate
+    assert select(bounds, estimates, 1.0) == 2
+    assert select([0.0, 0.1], [0.0, 0.0], float("inf")) == 0
+
+
+def test_out_of_bag_candidates_join_where_they_can_win(digits):
+    X_tr, X_te, y_tr, y_te = digits
+    forest = RandomForestClassifier(n_estimators=30)
+    common = dict(validation_fraction=(0.2,), random_state=0)
+    balanced = CertifiedVoteClassifier(forest, **common).fit(X_tr, y_tr)
+    assert [c["kind"] for c in balanced.candidates_] == ["holdout"]  # "auto": not here
+    clf = CertifiedVoteClassifier(forest, selection="accuracy", **common).fit(X_tr, y_tr)
+    kinds = [(c["kind"], c["out_of_bag_bound"]) for c in clf.candidates_]
+    assert kinds == [("holdout", None), ("out_of_bag", "FO"), ("out_of_bag", "SO")]
+    for c in clf.candidates_:
+        assert 0 <= c["estimated_error"] <= c["bound"] <= 1
+    # every candidate at delta / 3, the deployed one the most accurate by its estimate
+    assert clf.certificate_.delta == clf.delta / 3
+    assert clf.best_index_ == _expected_pick(clf.candidates_, float("inf"))
+    assert clf.recompute_bound(clf.delta) == clf.bound_
+    assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
+    forced = CertifiedVoteClassifier(forest, out_of_bag=True, **common).fit(X_tr, y_tr)
+    assert len(forced.candidates_) == 3
+    oob = [c for c in forced.candidates_ if c["kind"] == "out_of_bag"]
+    assert [c["bound"] for c in oob] == [c["bound"] for c in clf.candidates_[1:]]
+
+
+def test_out_of_bag_error_votes_each_row_with_the_members_that_never_saw_it():
+    from skpacbayes import SecondOrderBoundClassifier
+    from skpacbayes._recommended import out_of_bag_error
+    from skpacbayes.voters import OutOfBagVoters
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300], y[:300]
+    clf = SecondOrderBoundClassifier(
+        voters=OutOfBagVoters(n_estimators=8, random_state=0), random_state=0
+    ).fit(X, y)
+    votes, mask = clf.voters_.votes(X), clf.voters_.evaluation_mask()
+    wrong, counted = 0, 0
+    for i in range(X.shape[0]):
+        if not mask[i].any():
+            continue
+        scores = np.zeros(clf.classes_.size)
+        for j in np.flatnonzero(mask[i]):
+            scores[votes[i, j]] += clf.weights_[j]
+        top = np.flatnonzero(scores == scores.max())
+        wrong += not (top.size == 1 and clf.classes_[top[0]] == y[i])
+        counted += 1
+    assert out_of_bag_error(clf, X, y) == pytest.approx(wrong / counted, abs=1e-12)

@@ -275,6 +275,9 @@ def _common_configs(task):
     ]
 
 
+_HALVES = (("validation_fraction", None),)  # the hold-out of a split forest's own halves
+
+
 def _forest_configs():
     t = "blobs3"
     return [
@@ -285,13 +288,13 @@ def _forest_configs():
         Config("PartitionBoundClassifier", "categorical", t, "forest", (("tighten", True),)),
         Config("PartitionBoundClassifier", "dirichlet", t, "forest", (("tighten", False),)),
         Config("OccamBoundClassifier", "categorical", t, "forest"),
-        Config("HoldOutBoundClassifier", "categorical", t, "forest"),
+        Config("HoldOutBoundClassifier", "categorical", t, "forest", _HALVES),
         Config(
             "CertifiedVoteClassifier",
-            "gaussian",
+            "categorical",
             t,
             "forest",
-            (("prior_scales", (1.0, 4.0)),),
+            (("validation_fraction", (0.2, 0.5)),),
             reps_factor=0.5,
         ),
     ]
@@ -323,7 +326,7 @@ def ci_configs():
         ("OccamBoundClassifier", "categorical", "mixture", "stumps", ()),
         ("FirstOrderBoundClassifier", "categorical", "blobs3", "forest", ()),
         ("PartitionBoundClassifier", "categorical", "blobs3", "forest", (("tighten", True),)),
-        ("HoldOutBoundClassifier", "categorical", "blobs3", "forest", ()),
+        ("HoldOutBoundClassifier", "categorical", "blobs3", "forest", _HALVES),
     }
     return [c for c in CONFIGS if (c.estimator, c.posterior, c.task, c.voters, c.params) in keep]
 
