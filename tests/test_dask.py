@@ -13,6 +13,7 @@ pytest.importorskip("dask")
 
 from joblib import parallel_config  # noqa: E402
 from sklearn.datasets import make_classification  # noqa: E402
+from sklearn.ensemble import RandomForestClassifier  # noqa: E402
 from sklearn.model_selection import GridSearchCV  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
@@ -94,10 +95,9 @@ def test_bound_selection_candidates(client, data):
 def test_certified_vote_candidates(client, data):
     X, y = data
     params = dict(
-        voters=SplitForest(n_estimators=6, random_state=0),
-        holdout=False,
-        prior_scales=(2.0,),
-        max_epochs=2,
+        estimator=RandomForestClassifier(n_estimators=6),
+        validation_fraction=(0.2, 0.5),
+        out_of_bag=True,
         random_state=0,
         n_jobs=2,
     )
@@ -114,7 +114,7 @@ def test_grid_search(client, data):
     X, y = data
     X, y = X[y < 2], y[y < 2]
     grid = {"voters__n_thresholds": [2, 4]}
-    est = skpacbayes.OccamBoundClassifier(voters=StumpBank())
+    est = skpacbayes.OccamBoundClassifier(voters=StumpBank(), random_state=0)
     ref = GridSearchCV(est, grid, cv=2).fit(X, y)
     search, n_tasks = _on_cluster(client, lambda: GridSearchCV(est, grid, cv=2, n_jobs=2).fit(X, y))
     assert n_tasks >= 4

@@ -77,8 +77,10 @@ class SplitForest(BaseVoters):
         ``n`` on the first half (``split="single"``). ``None`` means the
         ``n_estimators`` of ``estimator`` when it is a forest (so that
         ``SplitForest(RandomForestClassifier(n_estimators=30))`` has 30 trees, 15 per
-        half), and 200 otherwise. Giving both, with different values, raises a
-        ``ValueError``: the number of trees is set in one place.
+        half), and 200 otherwise. A forest whose ``n_estimators`` is still its class
+        default (e.g. ``RandomForestClassifier(max_depth=3)``) takes this value;
+        giving both explicitly, with different values, raises a ``ValueError``: the
+        number of trees is set in one place.
     split : {"cross", "single"}, default="cross"
         Which protocol (see above).
     stratify : bool, default=False
@@ -257,11 +259,13 @@ class SplitForest(BaseVoters):
         self.n_groups_ = 2
 
     def _n_voters(self, base, forest_mode):
-        """Total number of voters: ``n_estimators``, or the given forest's, never both."""
+        """Total number of voters: ``n_estimators``, or the given forest's, never two counts."""
         own = self.n_estimators
         if not (forest_mode and self.estimator is not None):
             return _DEFAULT_N_ESTIMATORS if own is None else int(own)
         theirs = int(base.n_estimators)
+        if own is not None and theirs == _class_default(base, "n_estimators"):
+            return int(own)  # the forest's count was left at its class default: ours decides
         if own is not None and int(own) != theirs:
             raise ValueError(
                 f"SplitForest got n_estimators={own} and an estimator "
@@ -281,3 +285,11 @@ class SplitForest(BaseVoters):
 
     def _votes_chunk(self, X, out):
         _member_votes_chunk(self._members, X, out, self.n_jobs)
+
+
+def _class_default(estimator, name):
+    """Default of parameter ``name`` in the signature of ``type(estimator)`` (None if absent)."""
+    import inspect
+
+    parameter = inspect.signature(type(estimator)).parameters.get(name)
+    return None if parameter is None else parameter.default
