@@ -649,9 +649,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
 
     def _training_objective(self, stats, kl, m, weights, delta):
         # the bound without its clipping at 1 (whose gradient vanishes)
-        from skpacbayes.bounds import pac_bayes_upper
-
-        return 2 * pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+        return 2 * _training_upper(stats["gibbs"], kl, m, delta, weights)
 
 
 class SecondOrderBoundClassifier(MajorityVoteClassifier):
@@ -694,9 +692,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         return second_order_bound(stats["tandem"], kl, m, delta, weights=weights)
 
     def _training_objective(self, stats, kl, m, weights, delta):
-        from skpacbayes.bounds import pac_bayes_upper
-
-        return 4 * pac_bayes_upper(stats["tandem"], 2 * kl, m, delta, weights=weights)
+        return 4 * _training_upper(stats["tandem"], 2 * kl, m, delta, weights)
 
 
 class BinomialBoundClassifier(MajorityVoteClassifier):
@@ -785,9 +781,7 @@ random_state, verbose, n_jobs
         return binomial_bound(stats["binomial"], kl, m, delta, self.n_draws, weights=weights)
 
     def _training_objective(self, stats, kl, m, weights, delta):
-        from skpacbayes.bounds import pac_bayes_upper
-
-        return 2 * pac_bayes_upper(stats["binomial"], self.n_draws * kl, m, delta, weights=weights)
+        return 2 * _training_upper(stats["binomial"], self.n_draws * kl, m, delta, weights)
 
 
 class CBoundClassifier(MajorityVoteClassifier):
@@ -846,9 +840,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
 
     def _training_objective(self, stats, kl, m, weights, delta):
         # where the Gibbs bound is >= 1/2 the C-bound is flat at 1: descend the Gibbs bound
-        from skpacbayes.bounds import pac_bayes_upper
-
-        g_up = pac_bayes_upper(stats["gibbs"], kl, m, delta / 2, weights=weights)
+        g_up = _training_upper(stats["gibbs"], kl, m, delta / 2, weights)
         if float(g_up.detach()) >= 0.5:
             return 1 + g_up
         return self._bound_value(stats, kl, m, weights, delta)
@@ -992,9 +984,7 @@ random_state, verbose, n_jobs
         return ("categorical", "dirichlet")
 
     def _training_objective(self, stats, kl, m, weights, delta):
-        from skpacbayes.bounds import pac_bayes_upper
-
-        return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+        return _training_upper(stats["gibbs"], kl, m, delta, weights)
 
 
 class MarginBoundClassifier(MajorityVoteClassifier):
@@ -1084,9 +1074,7 @@ random_state, verbose, n_jobs
         return ("dirichlet",) if (n_classes == 2 and not split) else ()
 
     def _training_objective(self, stats, kl, m, weights, delta):
-        from skpacbayes.bounds import pac_bayes_upper
-
-        return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+        return _training_upper(stats["gibbs"], kl, m, delta, weights)
 
 
 class OccamBoundClassifier(MajorityVoteClassifier):
@@ -1139,6 +1127,30 @@ class OccamBoundClassifier(MajorityVoteClassifier):
         from skpacbayes.bounds import pac_bayes_upper
 
         return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+
+
+def _training_upper(stat, kl, m, delta, weights):
+    """Training surrogate of :func:`~skpacbayes.bounds.pac_bayes_upper` that never saturates.
+
+    ``pac_bayes_upper`` plus, per half, ``max(0, stat + sqrt(eps / 2) - 1)`` with ``eps`` the
+    half's Seeger budget. The added term is zero wherever McAllester's form ``stat +
+    sqrt(eps / 2)`` (an upper bound on the kl inverse, by Pinsker) is at most 1, so the
+    surrogate equals the bound there; beyond, where the kl inverse is pinned at 1 with a
+    zero gradient (a complexity ``kl`` far too large for ``m``), it keeps pulling ``stat``
+    and ``kl`` down. Only the training uses it; the certificate is the bound itself.
+    """
+    import torch
+
+    from skpacbayes.bounds import pac_bayes_upper, seeger_epsilon
+
+    h = stat.shape[0] if stat.ndim else 1
+    eps = seeger_epsilon(kl, m, delta / h)
+    excess = torch.relu(stat + torch.sqrt(eps / 2) - 1)
+    if weights is not None:
+        excess = weights * excess
+    elif h > 1:
+        excess = excess / h
+    return pac_bayes_upper(stat, kl, m, delta, weights=weights) + excess.sum()
 
 
 def weighted_vote_scores(votes, weights, n_classes):
