@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from skpacbayes.classifiers import (
     Certificate,
     _evaluation_groups,
+    effective_voters,
     resolve_voters,
     validate_training_data,
     weighted_vote_scores,
@@ -171,6 +172,7 @@ class HoldOutBoundClassifier(ClassifierMixin, BaseEstimator):
             train_error=errors[self.half_] / sizes[self.half_],
             n_voters=int(votes.shape[1]),
             details={"half": self.half_, "bounds_per_half": tuple(values)},
+            n_effective_voters=effective_voters(self.weights_),
         )
         return self
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import torch
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["TrainingResult", "resolve_device", "train"]
+__all__ = ["TrainingResult", "polish", "resolve_device", "train"]
 
 
 @dataclass
@@ -248,3 +248,76 @@ def train(
         if stale >= early_stopping_patience or exhausted:
             break
     return result
+
+
+def polish(params, objective, *, max_iter=50):
+    """Refine a minimiser with full-batch L-BFGS; keep the result only if it is lower.
+
+    Adam with a decaying learning rate stops a little above the minimum (0.03 to 0.1
+    point of bound on the reference data sets); a quasi-Newton method on the full-sample
+    objective closes that gap in a few dozen evaluations.
+
+    Parameters
+    ----------
+    params : list of torch.Tensor
+        Leaf tensors with ``requires_grad=True``, updated in place.
+    objective : callable
+        ``objective()`` returns the full-sample objective as a scalar tensor with a graph
+        (the same function the training minimised).
+    max_iter : int, default=50
+        L-BFGS iterations (strong Wolfe line search, at most ``1.25 max_iter`` evaluations).
+
+    Returns
+    -------
+    (before, after) : tuple of float
+        The objective before and after; ``params`` are restored when ``after`` is not
+        lower (or not finite).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes._training import polish
+    >>> p = torch.tensor([3.0], requires_grad=True)
+    >>> before, after = polish([p], lambda: ((p - 1.0) ** 2).sum())
+    >>> before, round(after, 6), round(float(p.detach()), 4)
+    (4.0, 0.0, 1.0)
+    """
+    saved = [p.detach().clone() for p in params]
+    with torch.no_grad():
+        before = float(objective())
+    if max_iter <= 0 or not math.isfinite(before):
+        return before, before
+    optimizer = torch.optim.LBFGS(
+        params,
+        lr=1.0,
+        max_iter=max_iter,
+        history_size=20,
+        tolerance_grad=0.0,
+        tolerance_change=0.0,
+        line_search_fn="strong_wolfe",
+    )
+
+    def closure():
+        optimizer.zero_grad(set_to_none=True)
+        loss = objective()
+        if loss.requires_grad:
+            loss.backward()
+        return loss
+
+    try:
+        optimizer.step(closure)
+        with torch.no_grad():
+            after = float(objective())
+    except (ValueError, RuntimeError):  # e.g. parameters pushed out of the valid range
+        after = math.nan
+    ok = math.isfinite(after) and after < before and all(
+        bool(torch.isfinite(p).all()) for p in params
+    )
+    if not ok:
+        with torch.no_grad():
+            for p, old in zip(params, saved, strict=True):
+                p.copy_(old)
+        after = before
+    for p in params:
+        p.grad = None
+    return before, after

@@ -95,6 +95,16 @@ class Certificate:
     details : dict
         Bound-specific extras (e.g. the number of draws of the binomial bound,
         the chosen margin).
+    n_effective_voters : int or None
+        How many voters the deployed classifier really uses: the smallest number
+        ``k`` such that the ``k`` largest absolute weights of the deployed vote
+        (``weights_``) hold at least 99 % of the total absolute weight (``0`` if
+        every weight is zero). On split voters the deployed vote's weights already
+        include the mixture weight of each half. For the Bayes classifier of a
+        Gaussian mixture on split voters (``deployed_ == "mixture_bayes"``, not a
+        linear vote) the count is taken on the posterior means, each half's scaled
+        by its mixture weight. A single best voter (:class:`OccamBoundClassifier`)
+        gives 1; ``None`` where the estimator does not report it.
 
     Examples
     --------
@@ -122,6 +132,7 @@ class Certificate:
     train_error: float
     n_voters: int
     details: dict = field(default_factory=dict)
+    n_effective_voters: int | None = None
 
 
 class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
@@ -1127,6 +1138,36 @@ class OccamBoundClassifier(MajorityVoteClassifier):
         from skpacbayes.bounds import pac_bayes_upper
 
         return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+
+
+def effective_voters(weights, share=0.99):
+    """Smallest number of voters whose absolute weights hold ``share`` of the total.
+
+    Parameters
+    ----------
+    weights : array-like of shape (n_voters,)
+        Weights of a vote (any sign).
+    share : float, default=0.99
+        Fraction of the total absolute weight to reach.
+
+    Returns
+    -------
+    int
+        ``0`` if every weight is zero.
+
+    Examples
+    --------
+    >>> from skpacbayes.classifiers import effective_voters
+    >>> effective_voters([0.5, -0.3, 0.195, 0.005])
+    3
+    """
+    w = np.sort(np.abs(np.asarray(weights, dtype=np.float64)))[::-1]
+    total = w.sum()
+    if not total > 0:
+        return 0
+    # a relative allowance for the rounding of the cumulative sums (ties at exactly 99 %)
+    reached = np.cumsum(w) >= share * total * (1 - 1e-12)
+    return int(np.argmax(reached)) + 1
 
 
 def _training_upper(stat, kl, m, delta, weights):
