@@ -23,6 +23,10 @@ from skpacbayes.posteriors._base import ErrorMask
 _R_CHUNK = 16384
 _ERROR_MATRIX_BYTES = 2**30  # largest error matrix the training keeps (1 GiB)
 _KL_SLACK = 1e-12
+# Optimiser settings of the training (documented in the user guide, "Training"): the fewest
+# Adam steps per epoch, and the full-batch L-BFGS iterations of the polish after Adam.
+MIN_STEPS_PER_EPOCH = 10
+POLISH_MAX_ITER = 50
 
 
 def make_posterior(name, n_voters, n_classes, prior=None):
@@ -257,6 +261,7 @@ def _train_posteriors(estimator, problem, seed):
         batch_size=estimator.batch_size,
         learning_rate=estimator.learning_rate,
         early_stopping_patience=estimator.early_stopping_patience,
+        min_steps_per_epoch=MIN_STEPS_PER_EPOCH,
         generator=generator,
         verbose=estimator.verbose,
     )
@@ -265,7 +270,9 @@ def _train_posteriors(estimator, problem, seed):
         with torch.no_grad():
             for p, b in zip(params, best, strict=True):
                 p.copy_(b)
-        before, after = polish(params, lambda: objective(params[:h], [None] * h))
+        before, after = polish(
+            params, lambda: objective(params[:h], [None] * h), max_iter=POLISH_MAX_ITER
+        )
         if after < before:
             best = [p.detach().clone() for p in params]
     with torch.no_grad():
