@@ -162,12 +162,19 @@ class MajorityVoteClassifier(ClassifierMixin, BaseEstimator):
     delta : float in (0, 1], default=0.05
         The bound holds with probability at least ``1 - delta``.
     max_epochs : int, default=100
-        Maximum number of training epochs.
+        Maximum number of training epochs. An epoch is one shuffled pass over the
+        sample but at least 10 Adam steps (a sample smaller than ``batch_size``
+        gets 10 full-batch steps per epoch).
     batch_size : int, default=1024
         Mini-batch size (the bound term always uses the full sample size).
     learning_rate : float, default=0.1
         Adam learning rate (divided by 10 after 2 epochs without improvement;
-        the training stops once it is below ``learning_rate * 1e-4``).
+        the training stops once it is below ``learning_rate * 1e-4``). The
+        training starts at the prior (plus a ``0.01 N(0, I)`` noise from
+        ``random_state``), minimises the bound (with a sloped surrogate where
+        the bound is pinned at 1) and ends with a full-batch L-BFGS polish of
+        at most 50 iterations, kept only if it lowers the objective; see the
+        user guide, "Training".
     early_stopping_patience : int, default=25
         Epochs without improvement of the full-sample objective before stopping.
     device : str, default="cpu"
@@ -632,7 +639,8 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     certificate_ : Certificate
         The ingredients of ``bound_``.
     history_ : list of float
-        Full-sample training objective per epoch.
+        Full-sample training objective at the start and after each epoch
+        (before the L-BFGS polish).
     n_iter_ : int
         Number of epochs run.
 
