@@ -11,13 +11,22 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from skpacbayes._training import resolve_device, train
-from skpacbayes.classifiers import _STAT_SLACK, Certificate, weighted_vote_scores
+from skpacbayes._training import polish, resolve_device, train
+from skpacbayes.classifiers import (
+    _STAT_SLACK,
+    Certificate,
+    effective_voters,
+    weighted_vote_scores,
+)
 from skpacbayes.posteriors._base import ErrorMask
 
 _R_CHUNK = 16384
 _ERROR_MATRIX_BYTES = 2**30  # largest error matrix the training keeps (1 GiB)
 _KL_SLACK = 1e-12
+# Optimiser settings of the training (documented in the user guide, "Training"): the fewest
+# Adam steps per epoch, and the full-batch L-BFGS iterations of the polish after Adam.
+MIN_STEPS_PER_EPOCH = 10
+POLISH_MAX_ITER = 50
 
 
 def make_posterior(name, n_voters, n_classes, prior=None):
@@ -252,10 +261,20 @@ def _train_posteriors(estimator, problem, seed):
         batch_size=estimator.batch_size,
         learning_rate=estimator.learning_rate,
         early_stopping_patience=estimator.early_stopping_patience,
+        min_steps_per_epoch=MIN_STEPS_PER_EPOCH,
         generator=generator,
         verbose=estimator.verbose,
     )
     best = result.params
+    if estimator._bound_name != "VC":  # the VC baseline minimises a cross-entropy: no polish
+        with torch.no_grad():
+            for p, b in zip(params, best, strict=True):
+                p.copy_(b)
+        before, after = polish(
+            params, lambda: objective(params[:h], [None] * h), max_iter=POLISH_MAX_ITER
+        )
+        if after < before:
+            best = [p.detach().clone() for p in params]
     with torch.no_grad():
         nats = [
             post.natural(raw.detach().to("cpu", torch.float64))
@@ -397,8 +416,19 @@ def _certify(estimator, problem, natural, mixture, votes, y_idx, groups):
         train_error=train_error,
         n_voters=int(votes.shape[1]),
         details=details,
+        n_effective_voters=_effective_voters(vote_weights, deployed, mixture, groups),
     )
     return certificate, natural, vote_weights, deployed
+
+
+def _effective_voters(vote_weights, deployed, mixture, groups):
+    """``Certificate.n_effective_voters`` of the deployed classifier (see there)."""
+    weights = np.abs(np.asarray(vote_weights, dtype=np.float64))
+    if deployed == "mixture_bayes":  # the posterior means, each half's by its weight
+        weights = weights.copy()
+        for g, a in zip(groups, mixture, strict=True):
+            weights[g.voters] *= a
+    return effective_voters(weights)
 
 
 def partition_terms(family, natural, mixture, vote_weights, groups, bits=24):

@@ -26,6 +26,7 @@ from skpacbayes.classifiers import (
     Certificate,
     _evaluation_groups,
     _VotersParamsMixin,
+    effective_voters,
     resolve_voters,
     validate_training_data,
     weighted_vote_scores,
@@ -411,6 +412,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             train_error=errors[index] / sizes[index],
             n_voters=int(n_voters),
             details={"statement": index, "bounds": tuple(values)},
+            n_effective_voters=effective_voters(self.weights_),
         )
 
     def recompute_bound(self, delta):

@@ -108,6 +108,16 @@ class Certificate:
     details : dict
         Bound-specific extras (e.g. the number of draws of the binomial bound,
         the chosen margin).
+    n_effective_voters : int or None
+        How many voters the deployed classifier really uses: the smallest number
+        ``k`` such that the ``k`` largest absolute weights of the deployed vote
+        (``weights_``) hold at least 99 % of the total absolute weight (``0`` if
+        every weight is zero). On split voters the deployed vote's weights already
+        include the mixture weight of each half. For the Bayes classifier of a
+        Gaussian mixture on split voters (``deployed_ == "mixture_bayes"``, not a
+        linear vote) the count is taken on the posterior means, each half's scaled
+        by its mixture weight. A single best voter (:class:`OccamBoundClassifier`)
+        gives 1; ``None`` where the estimator does not report it.
 
     Examples
     --------
@@ -135,6 +145,7 @@ class Certificate:
     train_error: float
     n_voters: int
     details: dict = field(default_factory=dict)
+    n_effective_voters: int | None = None
 
 
 class _TorchDeviceType(type):
@@ -227,12 +238,19 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     delta : float in (0, 1], default=0.05
         The bound holds with probability at least ``1 - delta``.
     max_epochs : int, default=100
-        Maximum number of training epochs.
+        Maximum number of training epochs. An epoch is one shuffled pass over the
+        sample but at least 10 Adam steps (a sample smaller than ``batch_size``
+        gets 10 full-batch steps per epoch).
     batch_size : int, default=1024
         Mini-batch size (the bound term always uses the full sample size).
     learning_rate : float, default=0.1
         Adam learning rate (divided by 10 after 2 epochs without improvement;
-        the training stops once it is below ``learning_rate * 1e-4``).
+        the training stops once it is below ``learning_rate * 1e-4``). The
+        training starts at the prior (plus a ``0.01 N(0, I)`` noise from
+        ``random_state``), minimises the bound (with a sloped surrogate where
+        the bound is pinned at 1) and ends with a full-batch L-BFGS polish of
+        at most 50 iterations, kept only if it lowers the objective; see the
+        user guide, "Training".
     early_stopping_patience : int, default=25
         Epochs without improvement of the full-sample objective before stopping.
     device : str or torch.device, default="cpu"
@@ -725,7 +743,8 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     certificate_ : Certificate
         The ingredients of ``bound_``.
     history_ : list of float
-        Full-sample training objective per epoch.
+        Full-sample training objective at the start and after each epoch
+        (before the L-BFGS polish).
     n_iter_ : int
         Number of epochs run.
 
@@ -759,9 +778,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
 
     def _training_objective(self, stats, kl, m, weights, delta):
         # the bound without its clipping at 1 (whose gradient vanishes)
-        from skpacbayes.bounds import pac_bayes_upper
-
-        return 2 * pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+        return 2 * _training_upper(stats["gibbs"], kl, m, delta, weights)
 
 
 class SecondOrderBoundClassifier(MajorityVoteClassifier):
@@ -807,9 +824,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         return second_order_bound(stats["tandem"], kl, m, delta, weights=weights)
 
     def _training_objective(self, stats, kl, m, weights, delta):
-        from skpacbayes.bounds import pac_bayes_upper
-
-        return 4 * pac_bayes_upper(stats["tandem"], 2 * kl, m, delta, weights=weights)
+        return 4 * _training_upper(stats["tandem"], 2 * kl, m, delta, weights)
 
 
 class BinomialBoundClassifier(MajorityVoteClassifier):
@@ -898,9 +913,7 @@ random_state, verbose, n_jobs
         return binomial_bound(stats["binomial"], kl, m, delta, self.n_draws, weights=weights)
 
     def _training_objective(self, stats, kl, m, weights, delta):
-        from skpacbayes.bounds import pac_bayes_upper
-
-        return 2 * pac_bayes_upper(stats["binomial"], self.n_draws * kl, m, delta, weights=weights)
+        return 2 * _training_upper(stats["binomial"], self.n_draws * kl, m, delta, weights)
 
 
 class CBoundClassifier(MajorityVoteClassifier):
@@ -959,9 +972,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
 
     def _training_objective(self, stats, kl, m, weights, delta):
         # where the Gibbs bound is >= 1/2 the C-bound is flat at 1: descend the Gibbs bound
-        from skpacbayes.bounds import pac_bayes_upper
-
-        g_up = pac_bayes_upper(stats["gibbs"], kl, m, delta / 2, weights=weights)
+        g_up = _training_upper(stats["gibbs"], kl, m, delta / 2, weights)
         if float(g_up.detach()) >= 0.5:
             return 1 + g_up
         return self._bound_value(stats, kl, m, weights, delta)
@@ -1107,9 +1118,7 @@ random_state, verbose, n_jobs
         return ("categorical", "dirichlet")
 
     def _training_objective(self, stats, kl, m, weights, delta):
-        from skpacbayes.bounds import pac_bayes_upper
-
-        return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+        return _training_upper(stats["gibbs"], kl, m, delta, weights)
 
 
 class MarginBoundClassifier(MajorityVoteClassifier):
@@ -1208,9 +1217,7 @@ random_state, verbose, n_jobs
         return ("dirichlet",) if (n_classes == 2 and not split) else ()
 
     def _training_objective(self, stats, kl, m, weights, delta):
-        from skpacbayes.bounds import pac_bayes_upper
-
-        return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+        return _training_upper(stats["gibbs"], kl, m, delta, weights)
 
 
 class OccamBoundClassifier(MajorityVoteClassifier):
@@ -1263,6 +1270,60 @@ class OccamBoundClassifier(MajorityVoteClassifier):
         from skpacbayes.bounds import pac_bayes_upper
 
         return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+
+
+def effective_voters(weights, share=0.99):
+    """Smallest number of voters whose absolute weights hold ``share`` of the total.
+
+    Parameters
+    ----------
+    weights : array-like of shape (n_voters,)
+        Weights of a vote (any sign).
+    share : float, default=0.99
+        Fraction of the total absolute weight to reach.
+
+    Returns
+    -------
+    int
+        ``0`` if every weight is zero.
+
+    Examples
+    --------
+    >>> from skpacbayes.classifiers import effective_voters
+    >>> effective_voters([0.5, -0.3, 0.195, 0.005])
+    3
+    """
+    w = np.sort(np.abs(np.asarray(weights, dtype=np.float64)))[::-1]
+    total = w.sum()
+    if not total > 0:
+        return 0
+    # a relative allowance for the rounding of the cumulative sums (ties at exactly 99 %)
+    reached = np.cumsum(w) >= share * total * (1 - 1e-12)
+    return int(np.argmax(reached)) + 1
+
+
+def _training_upper(stat, kl, m, delta, weights):
+    """Training surrogate of :func:`~skpacbayes.bounds.pac_bayes_upper` that never saturates.
+
+    ``pac_bayes_upper`` plus, per half, ``max(0, stat + sqrt(eps / 2) - 1)`` with ``eps`` the
+    half's Seeger budget. The added term is zero wherever McAllester's form ``stat +
+    sqrt(eps / 2)`` (an upper bound on the kl inverse, by Pinsker) is at most 1, so the
+    surrogate equals the bound there; beyond, where the kl inverse is pinned at 1 with a
+    zero gradient (a complexity ``kl`` far too large for ``m``), it keeps pulling ``stat``
+    and ``kl`` down. Only the training uses it; the certificate is the bound itself.
+    """
+    import torch
+
+    from skpacbayes.bounds import pac_bayes_upper, seeger_epsilon
+
+    h = stat.shape[0] if stat.ndim else 1
+    eps = seeger_epsilon(kl, m, delta / h)
+    excess = torch.relu(stat + torch.sqrt(eps / 2) - 1)
+    if weights is not None:
+        excess = weights * excess
+    elif h > 1:
+        excess = excess / h
+    return pac_bayes_upper(stat, kl, m, delta, weights=weights) + excess.sum()
 
 
 def weighted_vote_scores(votes, weights, n_classes):
