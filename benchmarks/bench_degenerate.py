@@ -214,7 +214,11 @@ def _categorical_optimum(est, X, y, bound):
     p0 = torch.from_numpy(np.asarray(est.posterior_params_[0], dtype=np.float64))
     logits = torch.log(p0.clamp_min(1e-300)).requires_grad_(True)
     opt = torch.optim.LBFGS(
-        [logits], max_iter=500, history_size=50, tolerance_grad=0, tolerance_change=0,
+        [logits],
+        max_iter=500,
+        history_size=50,
+        tolerance_grad=0,
+        tolerance_change=0,
         line_search_fn="strong_wolfe",
     )
 
@@ -233,21 +237,27 @@ def optimiser_table(data_home, log):
     from skpacbayes import FirstOrderBoundClassifier, SecondOrderBoundClassifier
 
     log("Optimiser on identical votes (seed 0 split, default StumpBank); bounds in %")
-    log(f"{'data set':<10} {'bound':<6} {'family':<12} {'statistic':<18} "
-        f"{'before':>8} {'after':>8} {'optimum':>8} {'epochs b/a':>11}")
+    log(
+        f"{'data set':<10} {'bound':<6} {'family':<12} {'statistic':<18} "
+        f"{'before':>8} {'after':>8} {'optimum':>8} {'epochs b/a':>11}"
+    )
     X, _, y, _ = _split("haberman", data_home)
     fits = [_fit(FirstOrderBoundClassifier, "dirichlet", X, y, old) for old in (True, False)]
-    log(f"{'haberman':<10} {'FO':<6} {'dirichlet':<12} {'Gibbs Seeger bound':<18} "
+    log(
+        f"{'haberman':<10} {'FO':<6} {'dirichlet':<12} {'Gibbs Seeger bound':<18} "
         f"{100 * fits[0].certificate_.gibbs_bound:8.2f} "
         f"{100 * fits[1].certificate_.gibbs_bound:8.2f} {'(42.59)':>8} "
-        f"{fits[0].n_iter_:>5}/{fits[1].n_iter_:<5}")
+        f"{fits[0].n_iter_:>5}/{fits[1].n_iter_:<5}"
+    )
     X, _, y, _ = _split("svmguide1", data_home)
     for name, cls in (("FO", FirstOrderBoundClassifier), ("SO", SecondOrderBoundClassifier)):
         fits = [_fit(cls, "categorical", X, y, old) for old in (True, False)]
         best = _categorical_optimum(fits[1], X, y, name)
-        log(f"{'svmguide1':<10} {name:<6} {'categorical':<12} {'bound_':<18} "
+        log(
+            f"{'svmguide1':<10} {name:<6} {'categorical':<12} {'bound_':<18} "
             f"{100 * fits[0].bound_:8.3f} {100 * fits[1].bound_:8.3f} {100 * best:8.3f} "
-            f"{fits[0].n_iter_:>5}/{fits[1].n_iter_:<5}")
+            f"{fits[0].n_iter_:>5}/{fits[1].n_iter_:<5}"
+        )
     log("(42.59): StocMV's figure on the same votes (random start alpha ~ U(0, 2]), issue 16")
 
 
@@ -266,8 +276,10 @@ def estimators_table(log):
         est.fit(X_tr, y_tr)
         cert = est.certificate_
         test = float(np.mean(est.predict(X_te) != y_te))
-        log(f"{name:<28} {family:<12} {100 * test:6.1f} {100 * est.bound_:7.1f} "
-            f"{f'{cert.n_effective_voters} of {cert.n_voters}':>17}")
+        log(
+            f"{name:<28} {family:<12} {100 * test:6.1f} {100 * est.bound_:7.1f} "
+            f"{f'{cert.n_effective_voters} of {cert.n_voters}':>17}"
+        )
 
 
 def main():

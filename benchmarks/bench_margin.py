@@ -57,8 +57,10 @@ def main():
     args = parser.parse_args()
     rows = []
     start_all = time.perf_counter()
-    print(f"{'dataset':10s} {'seed':>4s} {'bound':>7s} {'former':>7s} {'test':>7s} "
-          f"{'gamma':>7s} {'K':>9s} {'L_gamma':>7s} {'t0':>7s} {'t1':>7s} {'fit s':>6s}")
+    print(
+        f"{'dataset':10s} {'seed':>4s} {'bound':>7s} {'former':>7s} {'test':>7s} "
+        f"{'gamma':>7s} {'K':>9s} {'L_gamma':>7s} {'t0':>7s} {'t1':>7s} {'fit s':>6s}"
+    )
     for name in args.datasets:
         X, y = load_dataset(name, data_home=args.data_home, return_X_y=True)
         X, y = np.asarray(X), np.asarray(y)
@@ -92,10 +94,14 @@ def main():
     print("\nmedians over seeds (bound / former unproven value / test error, percent):")
     for name in args.datasets:
         sub = [r for r in rows if r["dataset"] == name]
-        med = {k: 100 * float(np.median([r[k] for r in sub]))
-               for k in ("bound", "former_unproven", "test_error")}
-        print(f"{name:10s} {med['bound']:6.1f} / {med['former_unproven']:6.1f} / "
-              f"{med['test_error']:5.1f}  ({len(sub)} seeds)")
+        med = {
+            k: 100 * float(np.median([r[k] for r in sub]))
+            for k in ("bound", "former_unproven", "test_error")
+        }
+        print(
+            f"{name:10s} {med['bound']:6.1f} / {med['former_unproven']:6.1f} / "
+            f"{med['test_error']:5.1f}  ({len(sub)} seeds)"
+        )
     wall = time.perf_counter() - start_all
     print(f"\nwall time: {wall:.1f} s")
     if args.json:

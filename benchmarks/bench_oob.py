@@ -83,9 +83,7 @@ def run(name, data_home, seeds, n_estimators, schemes):
                     clf.certificate_.m[0] / m,
                     time.perf_counter() - t0,
                 )
-            uniform = np.mean(
-                _plain_vote(bank, X_te) != np.searchsorted(bank.classes_, y_te)
-            )
+            uniform = np.mean(_plain_vote(bank, X_te) != np.searchsorted(bank.classes_, y_te))
             row["uniform"] = uniform
             rows[scheme].append(row)
     return rows, rf_errors

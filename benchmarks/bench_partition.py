@@ -75,8 +75,16 @@ def bench(sizes, reps, seed, bits):
                 exact += res.exact
                 nnz.append(res.n_nonzero)
                 methods.add(res.method)
-            row = (fam, n, int(np.median(nnz)), 1e3 * statistics.median(times),
-                   1e3 * max(times), statistics.median(gaps), max(gaps), exact)
+            row = (
+                fam,
+                n,
+                int(np.median(nnz)),
+                1e3 * statistics.median(times),
+                1e3 * max(times),
+                statistics.median(gaps),
+                max(gaps),
+                exact,
+            )
             rows.append(row)
             print(
                 f"{fam:8s} {n:5d} {row[2]:5d} {row[3]:10.2f} {row[4]:9.2f} "

@@ -78,8 +78,10 @@ def main():
         for key, vals in res.items():
             b, e = 100 * np.median(np.array(vals), axis=0)
             print(f"| {name} | {key} | {b:.1f} / {e:.1f} | {100 * np.median(rf_err):.1f} |")
-        print(f"| {name} | SampleReuseWarning raised on the own-rows fit | "
-              f"{sum(warned)} of {len(warned)} | |")
+        print(
+            f"| {name} | SampleReuseWarning raised on the own-rows fit | "
+            f"{sum(warned)} of {len(warned)} | |"
+        )
     print(f"\nwall time: {time.perf_counter() - t0:.0f} s")
 
 

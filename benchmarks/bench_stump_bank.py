@@ -112,8 +112,7 @@ def main():
                 cells.append(f"{b:.1f} / {e:.1f}")
             print(
                 f"| {name} | {n_seeds} | {BANK_NAMES[bank_name]} | "
-                f"{m_used} of {len(y_tr)} | {n_vot} | " + " | ".join(cells)
-                + " |",
+                f"{m_used} of {len(y_tr)} | {n_vot} | " + " | ".join(cells) + " |",
                 flush=True,
             )
     print(f"wall time ({' '.join(args.datasets)}): {time.perf_counter() - t_start:.0f} s")

@@ -15,8 +15,21 @@ __all__ = ["main"]
 # Kept here rather than imported so that --help and --version stay fast (no torch import);
 # tests check them against skpacbayes.benchmark.METHODS and skpacbayes.datasets.
 _METHOD_NAMES = (
-    "FO", "SO", "Bin", "CBound", "VC", "Partition", "Occam", "Vote", "HoldOut", "HO10", "HO20",
-    "HO50", "OOB-FO", "OOB-SO", "Certified",
+    "FO",
+    "SO",
+    "Bin",
+    "CBound",
+    "VC",
+    "Partition",
+    "Occam",
+    "Vote",
+    "HoldOut",
+    "HO10",
+    "HO20",
+    "HO50",
+    "OOB-FO",
+    "OOB-SO",
+    "Certified",
 )
 _FAMILIES = ("categorical", "dirichlet", "gaussian")
 _REFERENCE_DATASETS = (
@@ -124,8 +137,7 @@ def _parser():
         epilog=(
             f"Data sets: {', '.join(_EMBEDDED_DATASETS)} (embedded in scikit-learn) and "
             f"{', '.join(_REFERENCE_DATASETS)} (read from --data-home; missing files are "
-            "downloaded, or taken from the mirror named by $SKPACBAYES_DATA_MIRROR). "
-            + _DEMO_TEXT
+            "downloaded, or taken from the mirror named by $SKPACBAYES_DATA_MIRROR). " + _DEMO_TEXT
         ),
     )
     cmp.add_argument(

@@ -11,18 +11,14 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from skpacbayes._certificate import _KL_SLACK, _STAT_SLACK, Certificate, effective_voters
+from skpacbayes._deployed import deployed_classifier, partition_terms
 from skpacbayes._training import polish, resolve_device, train
-from skpacbayes.classifiers import (
-    _STAT_SLACK,
-    Certificate,
-    effective_voters,
-    weighted_vote_scores,
-)
+from skpacbayes._vote import _strict_argmax_is, weighted_vote_scores
 from skpacbayes.posteriors._base import ErrorMask
 
 _R_CHUNK = 16384
 _ERROR_MATRIX_BYTES = 2**30  # largest error matrix the training keeps (1 GiB)
-_KL_SLACK = 1e-12
 # Optimiser settings of the training (documented in the user guide, "Training"): the fewest
 # Adam steps per epoch, and the full-batch L-BFGS iterations of the polish after Adam.
 MIN_STEPS_PER_EPOCH = 10
@@ -311,24 +307,6 @@ def _vote_cross_entropy(problem, nats, rows_list):
     return total
 
 
-# ---------------------------------------------------------------------- #
-# Deployed classifier and certificate (float64, CPU)
-# ---------------------------------------------------------------------- #
-def deployed_classifier(estimator, problem, natural, mixture, groups):
-    """Weights over all voters of the vote ``predict`` uses, and its kind."""
-    n_voters = sum(g.voters.size for g in groups)
-    weights = np.zeros(n_voters)
-    family = estimator.posterior
-    if len(groups) > 1 and family == "gaussian":
-        for g, nat in zip(groups, natural, strict=True):
-            weights[g.voters] = nat
-        return weights, "mixture_bayes"
-    for g, post, nat, a in zip(groups, problem.posteriors, natural, mixture, strict=True):
-        w = post.vote_weights(torch.from_numpy(nat)).numpy()
-        weights[g.voters] = a * w if len(groups) > 1 else w
-    return weights, "weighted_vote"
-
-
 def _certify(estimator, problem, natural, mixture, votes, y_idx, groups):
     """Recompute the bound from scratch in float64 for the final posterior."""
     h = problem.n_groups
@@ -431,33 +409,10 @@ def _effective_voters(vote_weights, deployed, mixture, groups):
     return effective_voters(weights)
 
 
-def partition_terms(family, natural, mixture, vote_weights, groups, bits=24):
-    """Certified (b~, c~) of the deployed vote (SPEC 3.6, 4.3, 4.4)."""
-    from skpacbayes import partition
-
-    if family == "categorical":
-        # the deployed (joint, on split voters) weight vector, exactly as predict uses it
-        return partition.categorical_partition_terms(vote_weights, bits=bits)
-    if family == "dirichlet":
-        if len(natural) == 1:
-            return partition.dirichlet_partition_terms(natural[0], bits=bits)
-        c = partition.dirichlet_split_c_tilde(natural[0], natural[1], float(mixture[0]), bits=bits)
-        return 0.0, c
-    if family == "gaussian" and len(natural) == 1:
-        return partition.gaussian_partition_terms(natural[0], natural[0].size, bits=bits)
-    raise ValueError(f"No partition bound for posterior {family!r} here.")
-
-
-def _strict_argmax_is(scores, y_idx):
-    """True where the true class has a STRICT maximum score (ties are errors)."""
-    true = scores[np.arange(scores.shape[0]), y_idx]
-    others = scores.copy()
-    others[np.arange(scores.shape[0]), y_idx] = -np.inf
-    return true > others.max(axis=1)
-
-
 def _mixture_scores(posteriors, natural, mixture, groups, votes, decide=False):
-    """Mixture's win probabilities ``P_Q(y wins)`` (SPEC 3.6), shape (n_samples, n_classes).
+    """Mixture's win probabilities ``P_Q(y wins)``, shape (n_samples, n_classes).
+
+    See :ref:`theory-split`.
 
     With ``decide=True`` (multi-class) only the entries that can be the row's maximum are
     computed: every other entry is a closed-form upper bound below it (see
@@ -518,7 +473,7 @@ def mixture_win_probabilities(estimator, votes, decide=False):
     Used by ``predict`` (``decide=True``: only the entries that decide the arg-max are
     exact, see :func:`_mixture_scores`), ``predict_proba`` and ``decision_function`` of
     split Gaussian estimators (the deployed classifier is the mixture's Bayes classifier,
-    SPEC 3.6).
+    :ref:`theory-split`).
     """
     groups = [_Group(v, s) for v, s in estimator.groups_]
     posteriors = [

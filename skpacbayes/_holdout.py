@@ -148,7 +148,7 @@ def _fractions(value):
 
 def _vote_errors(votes, codes, y_idx, n_classes):
     """Errors of the plain vote (ties count as errors), votes mapped by ``codes``."""
-    from skpacbayes._fitting import _strict_argmax_is
+    from skpacbayes._vote import _strict_argmax_is
 
     scores = weighted_vote_scores(codes[votes], np.ones(votes.shape[1]), n_classes)
     return int(np.sum(~_strict_argmax_is(scores, y_idx)))
@@ -381,7 +381,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         errors, sizes, values = [], [], []
         for g in groups:
             k = _vote_errors(
-                votes[np.ix_(g.samples, g.voters)], self._codes, y_idx[g.samples],
+                votes[np.ix_(g.samples, g.voters)],
+                self._codes,
+                y_idx[g.samples],
                 self.classes_.size,
             )
             errors.append(k)
@@ -455,9 +457,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
     def _scores(self, X):
         check_is_fitted(self)
-        X = validate_data(
-            self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
-        )
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32])
         votes = self._codes[self.voters_.votes(X)]
         return weighted_vote_scores(votes, self.weights_, self.classes_.size)
 

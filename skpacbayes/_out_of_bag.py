@@ -20,14 +20,17 @@ import math
 import numpy as np
 import torch
 
-from skpacbayes._fitting import _KL_SLACK, FitResult, _strict_argmax_is, make_posterior
+from skpacbayes._certificate import _KL_SLACK, _STAT_SLACK, Certificate
+from skpacbayes._fitting import FitResult, make_posterior
 from skpacbayes._training import resolve_device, train
-from skpacbayes.classifiers import _STAT_SLACK, Certificate, weighted_vote_scores
+from skpacbayes._vote import _strict_argmax_is, weighted_vote_scores
 
 __all__ = ["OUT_OF_BAG_BOUNDS", "check_out_of_bag", "fit_out_of_bag", "out_of_bag_counts"]
 
 #: bound name -> the statistic it certifies on an out-of-bag bank
 OUT_OF_BAG_BOUNDS = {"FO": "gibbs", "SO": "tandem"}
+#: the estimators that certify them (named, not imported: the engine does not know them)
+OUT_OF_BAG_ESTIMATORS = ("FirstOrderBoundClassifier", "SecondOrderBoundClassifier")
 _BLOCK_BYTES = 64 * 2**20  # temporaries per block of rows in out_of_bag_counts
 _EXACT_ROWS = 2**24  # float32 sums of 0/1 products are exact integers below this
 
@@ -40,15 +43,10 @@ def check_out_of_bag(estimator):
     estimator : MajorityVoteClassifier
         The estimator being fitted.
     """
-    from skpacbayes.classifiers import FirstOrderBoundClassifier, SecondOrderBoundClassifier
-
     name = estimator._bound_name
     if name in OUT_OF_BAG_BOUNDS and estimator.posterior == "categorical":
         return
-    valid = ", ".join(
-        f"{cls.__name__}(posterior='categorical')"
-        for cls in (FirstOrderBoundClassifier, SecondOrderBoundClassifier)
-    )
+    valid = ", ".join(f"{cls}(posterior='categorical')" for cls in OUT_OF_BAG_ESTIMATORS)
     raise ValueError(
         f"{type(estimator).__name__}(posterior={estimator.posterior!r}) cannot certify "
         "out-of-bag voters (OutOfBagVoters): each voter may only be evaluated on its own "

@@ -21,8 +21,8 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
-from skpacbayes._fitting import _strict_argmax_is
 from skpacbayes._holdout import DEFAULT_FRACTIONS, HoldOutBoundClassifier, _fractions
+from skpacbayes._vote import _strict_argmax_is
 from skpacbayes.classifiers import (
     FirstOrderBoundClassifier,
     SecondOrderBoundClassifier,

@@ -70,7 +70,8 @@ class PartitionObjective:
 
     def __call__(self, theta):
         from skpacbayes import bounds
-        from skpacbayes._fitting import _KL_SLACK, _STAT_SLACK, deployed_classifier, partition_terms
+        from skpacbayes._certificate import _KL_SLACK, _STAT_SLACK
+        from skpacbayes._deployed import deployed_classifier, partition_terms
 
         if self.evaluations >= self.max_evaluations:
             raise _Budget

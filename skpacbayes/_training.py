@@ -1,4 +1,4 @@
-"""The torch optimisation loop shared by every estimator (SPEC 5).
+"""The torch optimisation loop shared by every estimator.
 
 The loop minimises a differentiable objective over mini-batches with Adam,
 lowers the learning rate on plateaus (``ReduceLROnPlateau``), stops early and
@@ -119,7 +119,7 @@ def train(
     n_samples : int
         Number of training samples (positions ``0 .. n_samples - 1``).
     max_epochs, batch_size, learning_rate : int, int, float
-        Adam settings (SPEC 5: 100, 1024, 0.1).
+        Adam settings (the estimators' defaults: 100, 1024, 0.1).
     lr_patience : int
         Epochs without improvement before the learning rate is divided by 10.
     early_stopping_patience : int
@@ -310,8 +310,10 @@ def polish(params, objective, *, max_iter=50):
             after = float(objective())
     except (ValueError, RuntimeError):  # e.g. parameters pushed out of the valid range
         after = math.nan
-    ok = math.isfinite(after) and after < before and all(
-        bool(torch.isfinite(p).all()) for p in params
+    ok = (
+        math.isfinite(after)
+        and after < before
+        and all(bool(torch.isfinite(p).all()) for p in params)
     )
     if not ok:
         with torch.no_grad():

@@ -1,6 +1,6 @@
 """Certified majority-vote classifiers.
 
-Every estimator follows the same pipeline (DESIGN.md, "The one idea"): a voter
+Every estimator follows the same pipeline (:ref:`theory-guarantee`): a voter
 bank turns ``X`` into a vote matrix, a posterior family turns votes into
 per-example stochastic losses, and one bound function turns their statistics
 into the training objective (torch, float32) and into the certificate
@@ -20,7 +20,6 @@ reused for anything else that is reported with the same ``delta``. See the
 theory page of the documentation.
 """
 
-from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -30,6 +29,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skpacbayes._certificate import Certificate, effective_voters
+from skpacbayes._vote import weighted_vote_scores
 
 __all__ = [
     "BinomialBoundClassifier",
@@ -42,6 +44,7 @@ __all__ = [
     "PartitionBoundClassifier",
     "SecondOrderBoundClassifier",
     "VCDimBoundClassifier",
+    "effective_voters",
 ]
 
 POSTERIORS = ("categorical", "dirichlet", "gaussian")
@@ -57,95 +60,10 @@ _NAMED_ESTIMATORS = (
     "OccamBoundClassifier",
 )
 
-# Safe-side allowance for the float64 rounding of a mean of at most ~1e8
-# terms in [0, 1] and of a KL value (relative ~1e-15 each): statistics that
-# enter an upper bound are raised by it, those that enter a lower bound lowered.
-_STAT_SLACK = 1e-12
 # Float priors the float32 training represents, with sums over ~1e6 voters still finite:
 # measured failures (NaN objectives) start near Dirichlet 1e-40 / 1e13 (1e4 voters) and
 # Gaussian 1e36 (400 voters).
 _PRIOR_RANGE = {"dirichlet": (1e-30, 1e8), "gaussian": (0.0, 1e30)}
-_VOTE_CHUNK = 2**21  # mask elements per block of weighted_vote_scores
-
-
-@dataclass(frozen=True)
-class Certificate:
-    """What a reported bound is made of.
-
-    Attributes
-    ----------
-    bound : str
-        Name of the bound ("FO", "SO", "Bin", "CBound", "VC", "Partition", "Margin",
-        "Occam").
-    posterior : str
-        Posterior family.
-    value : float
-        The certified bound (equal to the estimator's ``bound_``).
-    delta : float
-        Confidence parameter: the statement holds with probability >= 1 - delta.
-    m : tuple of int
-        Number of training examples each PAC-Bayes statement uses (one entry
-        per half for split voters).
-    kl : tuple of float
-        KL(Q || P) per half (upper-rounded).
-    mixture_weights : tuple of float
-        Weight of each half in the mixture (``(1.0,)`` without split voters).
-    statistics : dict
-        Empirical statistics of the stochastic losses entering the bound (after
-        the safe-side allowances).
-    gibbs_bound : float or None
-        Certified upper bound on the Gibbs risk, where the bound uses one.
-    b_tilde, c_tilde : float or None
-        Certified partition lower bounds (partition bound only).
-    train_error : float
-        Training error of the deployed classifier on the examples the bound
-        uses. A tied vote counts as an error here (the deterministic loss of
-        SPEC 2 is "at least half the weight is wrong"), while ``predict``
-        breaks ties towards the first class: ties can only make this figure
-        pessimistic.
-    n_voters : int
-        Number of voters of the bank (the prior's support).
-    details : dict
-        Bound-specific extras (e.g. the number of draws of the binomial bound,
-        the chosen margin).
-    n_effective_voters : int or None
-        How many voters the deployed classifier really uses: the smallest number
-        ``k`` such that the ``k`` largest absolute weights of the deployed vote
-        (``weights_``) hold at least 99 % of the total absolute weight (``0`` if
-        every weight is zero). On split voters the deployed vote's weights already
-        include the mixture weight of each half. For the Bayes classifier of a
-        Gaussian mixture on split voters (``deployed_ == "mixture_bayes"``, not a
-        linear vote) the count is taken on the posterior means, each half's scaled
-        by its mixture weight. A single best voter (:class:`OccamBoundClassifier`)
-        gives 1; ``None`` where the estimator does not report it.
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from skpacbayes import OccamBoundClassifier
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> cert = OccamBoundClassifier(random_state=0).fit(X, y).certificate_
-    >>> cert.bound, cert.posterior, cert.delta, cert.m  # 56 of the 569 rows built the stumps
-    ('Occam', 'categorical', 0.05, (513,))
-    >>> cert.train_error <= cert.value <= 1
-    True
-    """
-
-    bound: str
-    posterior: str
-    value: float
-    delta: float
-    m: tuple
-    kl: tuple
-    mixture_weights: tuple
-    statistics: dict
-    gibbs_bound: float | None
-    b_tilde: float | None
-    c_tilde: float | None
-    train_error: float
-    n_voters: int
-    details: dict = field(default_factory=dict)
-    n_effective_voters: int | None = None
 
 
 class _TorchDeviceType(type):
@@ -334,7 +252,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     def _valid_posteriors(self, n_classes, split):
         """Posterior families for which this bound certifies the deployed vote."""
         if split:
-            # SPEC 3.6: the Dirichlet mixture-mean vote breaks (F1).
+            # theory page, 'Split voters': the Dirichlet mixture-mean vote breaks (f1).
             return ("categorical", "gaussian")
         return POSTERIORS
 
@@ -686,7 +604,7 @@ class _EvaluationGroup:
 
 
 def _evaluation_groups(voters):
-    """Split the vote matrix into the halves of SPEC 3.6 (one group if not split)."""
+    """Split the vote matrix into the halves of the two-halves protocol (one group if not split)."""
     if getattr(voters, "is_out_of_bag", False):
         raise ValueError(
             "This estimator evaluates voters on two halves or on every example and cannot "
@@ -714,9 +632,9 @@ def _evaluation_groups(voters):
 class FirstOrderBoundClassifier(MajorityVoteClassifier):
     """Majority vote certified by the first-order ("factor 2") bound.
 
-    ``bound_ = 2 kl^-1(mean r, (KL + ln(2 sqrt(m) / delta)) / m)`` (SPEC 3.3);
+    ``bound_ = 2 kl^-1(mean r, (KL + ln(2 sqrt(m) / delta)) / m)`` (:ref:`theory-classical`);
     on split voters the two halves' Seeger bounds at ``delta / 2`` each
-    (SPEC 3.6).
+    (:ref:`theory-split`).
 
     Parameters
     ----------
@@ -751,7 +669,8 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     Notes
     -----
     Valid because the deployed vote errs only where the stochastic loss is at
-    least 1/2 (SPEC (F1)), so its risk is at most twice the Gibbs risk.
+    least 1/2 (property (f1) of :ref:`theory-classical`), so its risk is at most
+    twice the Gibbs risk.
 
     With ``voters=OutOfBagVoters(...)`` (Categorical posterior only) the vote
     of ALL the members, each grown on much of the sample, is certified by the
@@ -785,10 +704,11 @@ class SecondOrderBoundClassifier(MajorityVoteClassifier):
     """Majority vote certified by the second-order (tandem) bound.
 
     ``bound_ = 4 kl^-1(mean r^2, (2 KL + ln(2 sqrt(m) / delta)) / m)``
-    (SPEC 3.3, 3.6). With ``voters=OutOfBagVoters(...)`` (Categorical posterior
-    only), the out-of-bag tandem bound of the vote of ALL the members: each pair
-    of members is evaluated on the rows out of bag for both, and ``m`` is the
-    smallest such set (:ref:`theory-out-of-bag`; Masegosa et al., 2020).
+    (:ref:`theory-classical`, :ref:`theory-split`). With
+    ``voters=OutOfBagVoters(...)`` (Categorical posterior only), the out-of-bag
+    tandem bound of the vote of ALL the members: each pair of members is
+    evaluated on the rows out of bag for both, and ``m`` is the smallest such set
+    (:ref:`theory-out-of-bag`; Masegosa et al., 2020).
 
     Parameters
     ----------
@@ -831,8 +751,8 @@ class BinomialBoundClassifier(MajorityVoteClassifier):
     """Majority vote certified by the binomial bound with ``n_draws`` voters.
 
     ``bound_ = 2 kl^-1(mean P(Bin(N, r) >= ceil(N/2)), (N KL + ln(2 sqrt(m)/delta)) / m)``
-    (SPEC 3.3). ``N`` is fixed before seeing the data; on split voters with
-    ``N >= 3`` the halves are mixed with weight 1/2 each (SPEC 3.6).
+    (:ref:`theory-classical`). ``N`` is fixed before seeing the data; on split voters with
+    ``N >= 3`` the halves are mixed with weight 1/2 each (:ref:`theory-split`).
 
     Parameters
     ----------
@@ -917,7 +837,7 @@ random_state, verbose, n_jobs
 
 
 class CBoundClassifier(MajorityVoteClassifier):
-    """Binary majority vote certified by the C-bound (PAC-Bound 1, SPEC 3.3).
+    """Binary majority vote certified by the C-bound (PAC-Bound 1, :ref:`theory-classical`).
 
     Two PAC-Bayes statements at ``delta / 2`` each: an upper bound on the
     Gibbs risk and a lower bound on the expected disagreement, combined by
@@ -1033,13 +953,14 @@ early_stopping_patience, device, random_state, verbose, n_jobs
 class PartitionBoundClassifier(MajorityVoteClassifier):
     """Majority vote certified by the partition (stochastic-to-deterministic) bound.
 
-    ``bound_ = (Lup - b~) / (c~ - b~)`` (SPEC 4.2, 4.5), where ``Lup`` is the
-    Seeger bound on the Gibbs risk (the cross bound on split voters) and
-    ``b~ <= b``, ``c~ <= c`` are certified lower bounds on the mean stochastic
+    ``bound_ = (Lup - b~) / (c~ - b~)`` (:ref:`theory-triple`,
+    :ref:`theory-partition`), where ``Lup`` is the Seeger bound on the Gibbs
+    risk (the cross bound on split voters) and ``b~ <= b``, ``c~ <= c`` are certified lower
+    bounds on the mean stochastic
     loss of correctly / wrongly classified examples, obtained from a certified
     solution of the number partitioning problem (:mod:`skpacbayes.partition`).
 
-    After training the Seeger bound, the tightening heuristics of SPEC 5
+    After training the Seeger bound, the tightening heuristics of :ref:`theory-tightening`
     (``tighten=True``) move the weights to enlarge the partition gap; every
     move is scored with a certified bound, and the reported bound is
     recomputed from scratch at full resolution.
@@ -1227,7 +1148,7 @@ class OccamBoundClassifier(MajorityVoteClassifier):
     under the uniform prior over the ``n`` voters of its bank) is smallest.
     On split voters, each tree is evaluated on the half it was not grown on,
     with ``delta / 2`` per half (``KL = ln(n_half)``), and the better half's
-    tree is kept (SPEC 3.6: the cross bound with mixture weights (1, 0)).
+    tree is kept (:ref:`theory-split`: the cross bound with mixture weights (1, 0)).
     Nothing is trained: the training knobs are ignored.
 
     Parameters
@@ -1272,36 +1193,6 @@ class OccamBoundClassifier(MajorityVoteClassifier):
         return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
 
 
-def effective_voters(weights, share=0.99):
-    """Smallest number of voters whose absolute weights hold ``share`` of the total.
-
-    Parameters
-    ----------
-    weights : array-like of shape (n_voters,)
-        Weights of a vote (any sign).
-    share : float, default=0.99
-        Fraction of the total absolute weight to reach.
-
-    Returns
-    -------
-    int
-        ``0`` if every weight is zero.
-
-    Examples
-    --------
-    >>> from skpacbayes.classifiers import effective_voters
-    >>> effective_voters([0.5, -0.3, 0.195, 0.005])
-    3
-    """
-    w = np.sort(np.abs(np.asarray(weights, dtype=np.float64)))[::-1]
-    total = w.sum()
-    if not total > 0:
-        return 0
-    # a relative allowance for the rounding of the cumulative sums (ties at exactly 99 %)
-    reached = np.cumsum(w) >= share * total * (1 - 1e-12)
-    return int(np.argmax(reached)) + 1
-
-
 def _training_upper(stat, kl, m, delta, weights):
     """Training surrogate of :func:`~skpacbayes.bounds.pac_bayes_upper` that never saturates.
 
@@ -1324,34 +1215,6 @@ def _training_upper(stat, kl, m, delta, weights):
     elif h > 1:
         excess = excess / h
     return pac_bayes_upper(stat, kl, m, delta, weights=weights) + excess.sum()
-
-
-def weighted_vote_scores(votes, weights, n_classes):
-    """Total weight voting for each class.
-
-    Parameters
-    ----------
-    votes : ndarray of shape (n_samples, n_voters)
-        Class indices.
-    weights : ndarray of shape (n_voters,)
-        Vote weights (any sign).
-    n_classes : int
-
-    Returns
-    -------
-    scores : ndarray of shape (n_samples, n_classes)
-    """
-    weights = np.asarray(weights)
-    scores = np.zeros((votes.shape[0], n_classes), dtype=np.result_type(weights, np.float64))
-    step = max(1, _VOTE_CHUNK // max(1, votes.shape[1]))
-    mask = np.empty((min(step, votes.shape[0]), votes.shape[1]), dtype=scores.dtype)
-    for start in range(0, votes.shape[0], step):
-        block = votes[start : start + step]
-        rows = mask[: block.shape[0]]
-        for j in range(n_classes):  # 0/1 masks in the weights' float type: BLAS products
-            np.equal(block, j, out=rows, casting="unsafe")
-            scores[start : start + step, j] = rows @ weights
-    return scores
 
 
 def _minimum(a, b):
@@ -1416,9 +1279,7 @@ def validate_training_data(estimator, X, y):
         If ``y`` holds a single class (or the usual input problems).
     """
     with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X (inf - inf)
-        X, y = validate_data(
-            estimator, X, y, accept_sparse="csr", dtype=[np.float64, np.float32]
-        )
+        X, y = validate_data(estimator, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
     check_classification_targets(y)
     classes = np.unique(y)
     if classes.shape[0] < 2:

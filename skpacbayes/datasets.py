@@ -1177,8 +1177,11 @@ def _sources(info):
     if mirror:
         base = mirror.rstrip("/") + "/"
         return [
-            (f, urllib.parse.urljoin(base, f"{info.name}/{urllib.parse.quote(f)}"),
-             _SHA256.get(f"{info.name}/{f}"))
+            (
+                f,
+                urllib.parse.urljoin(base, f"{info.name}/{urllib.parse.quote(f)}"),
+                _SHA256.get(f"{info.name}/{f}"),
+            )
             for f in info.files
         ]
     return [(f, url, None) for f, url in _SOURCES[info.name]]

@@ -167,6 +167,7 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
             get_tags(est).input_tags.sparse for est in candidates
         )
         return tags
+
     def recompute_bound(self, delta):
         """Certificate of the selected classifier at another total confidence level.
 

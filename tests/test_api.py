@@ -96,14 +96,12 @@ def test_split_forest_default_is_not_stratified():
 
 
 @pytest.mark.parametrize(
-    "cls", [skpacbayes.FirstOrderBoundClassifier, skpacbayes.CertifiedVoteClassifier]
+    "cls", [skpacbayes.FirstOrderBoundClassifier, skpacbayes.SecondOrderBoundClassifier]
 )
 def test_device_accepts_torch_device(cls):
     torch = pytest.importorskip("torch")
     X, y = make_classification(n_samples=120, n_features=5, random_state=0)
     kwargs = {"max_epochs": 3, "random_state": 0}
-    if cls is skpacbayes.CertifiedVoteClassifier:
-        kwargs.update(voters=StumpBank(), holdout=False)
     est = cls(device=torch.device("cpu"), **kwargs).fit(X, y)
     ref = cls(device="cpu", **kwargs).fit(X, y)
     assert est.bound_ == ref.bound_

@@ -9,8 +9,6 @@ package is not an edge (Python always imports it first; its ``__init__`` only re
 import ast
 from pathlib import Path
 
-import pytest
-
 import skpacbayes
 
 PACKAGE = Path(skpacbayes.__file__).parent
@@ -90,17 +88,14 @@ def test_find_cycles_detects_a_cycle():
     assert find_cycles({"a": {"b"}, "b": set()}) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known cycle classifiers/_fitting/_tightening, removed in the architecture clean-up",
-)
 def test_package_has_no_import_cycle():
     graph = import_graph()
-    assert "skpacbayes.classifiers" in graph or "skpacbayes.classifiers._base" in graph
+    assert "skpacbayes.classifiers" in graph and "skpacbayes._fitting" in graph
     assert find_cycles(graph) == []
 
 
-def test_no_import_cycle_beyond_the_known_one():
-    # until the clean-up removes it, the known cycle is the only one allowed (no new ones)
-    known = ["skpacbayes._fitting", "skpacbayes._tightening", "skpacbayes.classifiers"]
-    assert find_cycles(import_graph()) in ([], [known])
+def test_engine_does_not_import_the_estimators():
+    """votes -> trained posterior -> certificate: the engine never reads the estimator module."""
+    graph = import_graph()
+    for engine in ("skpacbayes._fitting", "skpacbayes._tightening", "skpacbayes._out_of_bag"):
+        assert "skpacbayes.classifiers" not in graph[engine], engine

@@ -251,8 +251,19 @@ def test_demo_arguments(monkeypatch, capsys):
     def fake_compare(dataset, **kwargs):
         seen.update(kwargs, dataset=dataset)
         rows = [
-            dict(dataset=dataset, seed=0, method="Vote", posterior=p, bound=0.3, test_error=0.1,
-                 train_error=0.05, fit_time=1.0, n_iter=3, delta=0.05, chosen="gaussian")
+            dict(
+                dataset=dataset,
+                seed=0,
+                method="Vote",
+                posterior=p,
+                bound=0.3,
+                test_error=0.1,
+                train_error=0.05,
+                fit_time=1.0,
+                n_iter=3,
+                delta=0.05,
+                chosen="gaussian",
+            )
             for p in ("gaussian", "best")
         ]
         return CompareResult(dataset, rows, {"seeds": 1, "delta": 0.05})

@@ -41,7 +41,8 @@ def _estimators():
     yield OccamBoundClassifier(**FAST)
     yield HoldOutBoundClassifier(voters=forest, validation_fraction=None, random_state=0)
     yield HoldOutBoundClassifier(
-        voters=RandomForestClassifier(n_estimators=10), validation_fraction=(0.2, 0.5),
+        voters=RandomForestClassifier(n_estimators=10),
+        validation_fraction=(0.2, 0.5),
         random_state=0,
     )
     yield CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10), random_state=0)

@@ -97,9 +97,7 @@ def _documented_attributes(obj):
 def test_numpydoc(path, obj, top_level):
     validate_mod = pytest.importorskip("numpydoc.validate")
     checked = CHECKED_TOP_LEVEL if top_level else CHECKED
-    errors = [
-        (code, msg) for code, msg in validate_mod.validate(path)["errors"] if code in checked
-    ]
+    errors = [(code, msg) for code, msg in validate_mod.validate(path)["errors"] if code in checked]
     if inspect.isclass(obj) and dataclasses.is_dataclass(obj):
         fields = {f.name for f in dataclasses.fields(obj)}
         missing = fields - _documented_attributes(obj)

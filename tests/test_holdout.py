@@ -91,7 +91,8 @@ def test_holdout_ties_count_as_errors():
     assert cert.statistics["errors"][g] == int(wrong.sum())
     # the fraction protocol counts ties too: two trees, one held-out statement
     clf = HoldOutBoundClassifier(
-        RandomForestClassifier(n_estimators=2, max_depth=2), validation_fraction=0.5,
+        RandomForestClassifier(n_estimators=2, max_depth=2),
+        validation_fraction=0.5,
         random_state=0,
     ).fit(X, y)
     held = clf.validation_indices_
@@ -133,9 +134,9 @@ def test_fraction_protocol_grows_on_the_rest_and_certifies_on_the_held_out_rows(
     assert clf.certificate_.train_error == k / held.size
     # the held-out rows are chosen without looking at the labels (nor at X)
     shuffled = np.random.default_rng(0).permutation(y_tr)
-    other = HoldOutBoundClassifier(
-        _forest(), validation_fraction=0.25, random_state=0
-    ).fit(X_tr[::-1], shuffled)
+    other = HoldOutBoundClassifier(_forest(), validation_fraction=0.25, random_state=0).fit(
+        X_tr[::-1], shuffled
+    )
     assert np.array_equal(other.validation_indices_, held)
     assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
 
@@ -187,7 +188,9 @@ def test_auto_keeps_a_banks_own_rule_and_grows_anything_else_on_part_of_the_rows
     assert halves.fit(X_tr, y_tr).half_ in (0, 1) and halves.validation_fraction_ is None
     grown = HoldOutBoundClassifier(_forest(), random_state=0).fit(X_tr, y_tr)
     assert grown.half_ is None and grown.certificate_.details["validation_fractions"] == (
-        0.1, 0.2, 0.5,
+        0.1,
+        0.2,
+        0.5,
     )
     # a forest fitted on other rows is certified on every row, as before
     rf = _forest().set_params(random_state=0).fit(X_tr[:300], y_tr[:300])
@@ -219,7 +222,9 @@ def test_certified_vote_certifies_every_candidate_at_delta_over_k(digits):
     assert [c["validation_fraction"] for c in clf.candidates_] == list(fractions)
     for c in clf.candidates_:
         alone = HoldOutBoundClassifier(
-            _forest(), validation_fraction=c["validation_fraction"], delta=clf.delta / 3,
+            _forest(),
+            validation_fraction=c["validation_fraction"],
+            delta=clf.delta / 3,
             random_state=clf.best_estimator_.random_state,
         ).fit(X_tr, y_tr)
         assert c["bound"] == alone.bound_
@@ -247,7 +252,10 @@ def _expected_pick(candidates, tolerance):
 def test_selection_rules_deploy_the_documented_candidate(digits, selection, tolerance):
     X_tr, _, y_tr, _ = digits
     clf = CertifiedVoteClassifier(
-        _forest(), validation_fraction=(0.05, 0.2, 0.5), selection=selection, out_of_bag=False,
+        _forest(),
+        validation_fraction=(0.05, 0.2, 0.5),
+        selection=selection,
+        out_of_bag=False,
         random_state=0,
     ).fit(X_tr, y_tr)
     assert clf.best_index_ == _expected_pick(clf.candidates_, tolerance)
@@ -261,8 +269,11 @@ def test_selection_rules_can_disagree_and_all_keep_the_certificate(digits):
     picks = {}
     for selection in ("bound", "accuracy", "balanced"):
         clf = CertifiedVoteClassifier(
-            _forest(), validation_fraction=(0.05, 0.2, 0.5), selection=selection,
-            out_of_bag=False, random_state=3,
+            _forest(),
+            validation_fraction=(0.05, 0.2, 0.5),
+            selection=selection,
+            out_of_bag=False,
+            random_state=3,
         ).fit(X_tr, y_tr)
         picks[selection] = clf.best_index_
         assert clf.bound_ == clf.candidates_[clf.best_index_]["bound"]

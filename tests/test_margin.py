@@ -103,6 +103,8 @@ def test_certificate_is_the_deployed_votes_margin_bound():
     gamma, k = d["gamma"], d["concentration"]
     assert gamma in np.logspace(-3, 0, 8)
     # the margin error of the DEPLOYED vote (what predict uses), from decision_function
+    used = clf.groups_[0][1]  # the rows the bound uses (not the stump bank's build rows)
+    X, y = X[used], y[used]
     sign = np.where(y == clf.classes_[1], 1.0, -1.0)
     margins = sign * clf.decision_function(X)
     observed = float(np.mean(margins <= gamma))

@@ -305,9 +305,9 @@ def test_other_bounds_and_posteriors_refuse_out_of_bag_voters(binary, clf):
 def test_holdout_refuses_out_of_bag_voters_in_the_halves_protocol(binary):
     X, y = binary
     with pytest.raises(ValueError, match="OutOfBagVoters"):
-        HoldOutBoundClassifier(
-            voters=OutOfBagVoters(n_estimators=4), validation_fraction=None
-        ).fit(X, y)
+        HoldOutBoundClassifier(voters=OutOfBagVoters(n_estimators=4), validation_fraction=None).fit(
+            X, y
+        )
     # with held-out rows (the default for such a bank) the whole bank is grown on the other
     # rows and its plain vote certified on the held-out ones
     clf = HoldOutBoundClassifier(voters=OutOfBagVoters(n_estimators=4), random_state=0)

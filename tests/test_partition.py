@@ -128,9 +128,7 @@ def _weights(max_n):
         st.lists(st.integers(0, 2), min_size=1, max_size=max_n),
     )
     single = st.lists(pos, min_size=1, max_size=1)
-    f32 = st.lists(
-        st.floats(min_value=0.0, max_value=1.0, width=32), min_size=1, max_size=max_n
-    )
+    f32 = st.lists(st.floats(min_value=0.0, max_value=1.0, width=32), min_size=1, max_size=max_n)
     ints = st.lists(st.integers(0, 7).map(float), min_size=1, max_size=max_n)
     return st.one_of(equal, dominant, mixed, zeros, dupes, single, f32, ints)
 
@@ -531,8 +529,17 @@ def test_invalid_weights(bad):
         certified_cstar(bad)
 
 
-@pytest.mark.parametrize("kw", [{"bits": 3}, {"bits": 31}, {"bits": 2.5}, {"relax": 0.5},
-                                {"rtol": -1.0}, {"max_exact_log2": -2}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"bits": 3},
+        {"bits": 31},
+        {"bits": 2.5},
+        {"relax": 0.5},
+        {"rtol": -1.0},
+        {"max_exact_log2": -2},
+    ],
+)
 def test_invalid_arguments(kw):
     with pytest.raises(ValueError):
         certified_cstar([1.0, 2.0], **kw)
@@ -586,9 +593,11 @@ def test_exact_up_to_40_weights():
 @pytest.mark.slow
 def test_exact_at_40_weights_all_families():
     rng = np.random.default_rng(5)
-    for a in (rng.random(40), np.round(rng.random(40), 3), rng.random(40) * 10.0 ** rng.integers(
-        -30, 30, 40
-    )):
+    for a in (
+        rng.random(40),
+        np.round(rng.random(40), 3),
+        rng.random(40) * 10.0 ** rng.integers(-30, 30, 40),
+    ):
         res = certified_cstar(a)
         check_certificate(a, res)
         assert res.exact

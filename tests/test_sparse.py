@@ -10,6 +10,7 @@ import pytest
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import load_iris, make_classification
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils import get_tags
 
 import skpacbayes as skp
@@ -38,23 +39,40 @@ def _forest():
 
 CASES = [
     ("FO-cat", lambda: skp.FirstOrderBoundClassifier(**FAST), _binary),
-    ("FO-gauss-forest", lambda: skp.FirstOrderBoundClassifier(
-        posterior="gaussian", voters=_forest(), **FAST), _multi),
+    (
+        "FO-gauss-forest",
+        lambda: skp.FirstOrderBoundClassifier(posterior="gaussian", voters=_forest(), **FAST),
+        _multi,
+    ),
     ("SO-forest", lambda: skp.SecondOrderBoundClassifier(voters=_forest(), **FAST), _multi),
     ("Bin3", lambda: skp.BinomialBoundClassifier(n_draws=3, **FAST), _binary),
     ("CBound", lambda: skp.CBoundClassifier(**FAST), _binary),
     ("VC", lambda: skp.VCDimBoundClassifier(**FAST), _binary),
     ("Part-cat", lambda: skp.PartitionBoundClassifier(**FAST), _binary),
-    ("Part-dir-forest", lambda: skp.PartitionBoundClassifier(
-        posterior="dirichlet", voters=_forest(), tighten=False, **FAST), _multi),
+    (
+        "Part-dir-forest",
+        lambda: skp.PartitionBoundClassifier(
+            posterior="dirichlet", voters=_forest(), tighten=False, **FAST
+        ),
+        _multi,
+    ),
     ("Margin", lambda: skp.MarginBoundClassifier(n_margins=4, **FAST), _binary),
     ("Occam", lambda: skp.OccamBoundClassifier(**FAST), _binary),
     ("HoldOut", lambda: skp.HoldOutBoundClassifier(voters=_forest(), random_state=0), _multi),
-    ("Vote", lambda: skp.CertifiedVoteClassifier(
-        voters=_forest(), prior_scales=(1.0,), **FAST), _multi),
-    ("Selection", lambda: BoundSelectionClassifier(
-        [skp.FirstOrderBoundClassifier(**FAST), skp.OccamBoundClassifier(random_state=0)]
-    ), _binary),
+    (
+        "Vote",
+        lambda: skp.CertifiedVoteClassifier(
+            RandomForestClassifier(n_estimators=6), out_of_bag=True, random_state=0
+        ),
+        _multi,
+    ),
+    (
+        "Selection",
+        lambda: BoundSelectionClassifier(
+            [skp.FirstOrderBoundClassifier(**FAST), skp.OccamBoundClassifier(random_state=0)]
+        ),
+        _binary,
+    ),
 ]
 
 

@@ -205,8 +205,13 @@ def test_value_only_path_matches_the_differentiable_one(dtype):
     # derivatives: the values must be the very same numbers
     rng = np.random.default_rng(13)
     a = np.concatenate([10 ** rng.uniform(-6, 8, 4000), [0.0, 5.0, np.inf, 3.0, 12.0]])
-    b = np.concatenate([a[:2000] * np.exp(rng.normal(0, 0.5, 2000)),
-                        10 ** rng.uniform(-6, 8, 2000), [5.0, 0.0, 2.0, np.inf, 11.0]])
+    b = np.concatenate(
+        [
+            a[:2000] * np.exp(rng.normal(0, 0.5, 2000)),
+            10 ** rng.uniform(-6, 8, 2000),
+            [5.0, 0.0, 2.0, np.inf, 11.0],
+        ]
+    )
     ta = torch.tensor(a, dtype=dtype, requires_grad=True)
     tb = torch.tensor(b, dtype=dtype)
     with_grad = betainc_half(ta, tb)

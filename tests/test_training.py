@@ -23,8 +23,15 @@ def _quadratic(target, n_samples=64):
 
 def test_train_minimises_and_keeps_the_best_epoch():
     p, batch, full = _quadratic(2.0)
-    result = train([p], batch, full, 64, max_epochs=60, batch_size=16,
-                   generator=torch.Generator().manual_seed(0))
+    result = train(
+        [p],
+        batch,
+        full,
+        64,
+        max_epochs=60,
+        batch_size=16,
+        generator=torch.Generator().manual_seed(0),
+    )
     assert len(result.history) == result.n_iter + 1
     assert result.history[result.best_epoch] == min(result.history)
     assert float(result.params[0]) == pytest.approx(2.0, abs=1e-2)
@@ -48,8 +55,16 @@ def test_train_stops_once_the_learning_rate_has_collapsed(min_lr_ratio, expected
     def batch(index):
         return (p * 0.0).sum() + 1.0
 
-    result = train([p], batch, lambda: 1.0, 10, max_epochs=100, batch_size=5,
-                   early_stopping_patience=25, min_lr_ratio=min_lr_ratio)
+    result = train(
+        [p],
+        batch,
+        lambda: 1.0,
+        10,
+        max_epochs=100,
+        batch_size=5,
+        early_stopping_patience=25,
+        min_lr_ratio=min_lr_ratio,
+    )
     assert result.n_iter == expected
     assert result.best_epoch == 0
 
@@ -63,8 +78,15 @@ def test_small_samples_get_min_steps_per_epoch():
         calls.append(index.numel())
         return (p - 1.0) ** 2
 
-    result = train([p], batch, lambda: float((p.detach() - 1.0) ** 2), 10, max_epochs=3,
-                   batch_size=1024, min_steps_per_epoch=10)
+    result = train(
+        [p],
+        batch,
+        lambda: float((p.detach() - 1.0) ** 2),
+        10,
+        max_epochs=3,
+        batch_size=1024,
+        min_steps_per_epoch=10,
+    )
     assert result.n_iter == 3
     assert calls == [10] * 30
     # a large sample keeps one pass per epoch (here 4 batches < 10: three more passes)

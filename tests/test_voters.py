@@ -696,8 +696,9 @@ def test_prefit_warns_on_voters_grown_on_the_same_rows():
         RandomForestClassifier(n_estimators=20, random_state=0),
         RandomForestClassifier(n_estimators=20, max_depth=3, random_state=0),
         ExtraTreesClassifier(n_estimators=20, random_state=0),
-        BaggingClassifier(DecisionTreeClassifier(), n_estimators=5, max_samples=0.5,
-                          random_state=0),
+        BaggingClassifier(
+            DecisionTreeClassifier(), n_estimators=5, max_samples=0.5, random_state=0
+        ),
     ]
     for model in ensembles:
         model.fit(X[own], y[own])

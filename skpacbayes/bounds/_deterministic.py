@@ -440,9 +440,7 @@ def margin_tails(gamma, concentration):
     >>> t0 <= math.exp(-101 * 0.2**2 / 8) and t1 <= math.exp(-101 * 0.2**2 / 8)
     True
     """
-    t0, t1 = _margin_tails(
-        gamma.detach().cpu().numpy(), concentration.detach().cpu().numpy()
-    )
+    t0, t1 = _margin_tails(gamma.detach().cpu().numpy(), concentration.detach().cpu().numpy())
     like = gamma + concentration  # broadcast shape, dtype and device of the inputs
     return (
         torch.as_tensor(t0, dtype=like.dtype, device=like.device).reshape(like.shape),

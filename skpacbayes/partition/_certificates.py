@@ -171,7 +171,17 @@ def certified_cstar(a, bits=24, *, relax=0.0, max_exact_log2=None, rtol=1e-9, ma
     if nz.size == 0:
         zero = Fraction(0)
         return CstarCertificate(
-            0.0, 0.0, np.zeros(0, dtype=np.int64), True, 0.0, zero, zero, zero, zero, 0, 0.0,
+            0.0,
+            0.0,
+            np.zeros(0, dtype=np.int64),
+            True,
+            0.0,
+            zero,
+            zero,
+            zero,
+            zero,
+            0,
+            0.0,
             "empty",
         )
     if max_nodes is None:

@@ -364,7 +364,7 @@ class OutOfBagVoters(BaseVoters):
             raise ValueError(
                 f'OutOfBagVoters: {type(forest).__name__}(class_weight="balanced") weighs the '
                 "classes by their frequencies over ALL the rows, out-of-bag rows included, which "
-                "breaks the out-of-bag bound. Use class_weight=\"balanced_subsample\" (weights "
+                'breaks the out-of-bag bound. Use class_weight="balanced_subsample" (weights '
                 "from each member's in-bag rows) or fixed weights (a dict)."
             )
         extra = isinstance(forest, ExtraTreesClassifier)
@@ -557,4 +557,3 @@ class OutOfBagVoters(BaseVoters):
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "oob_sizes_")
-

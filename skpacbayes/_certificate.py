@@ -1,0 +1,129 @@
+"""The certificate: what a reported bound is made of, and the safe-side allowances.
+
+Every estimator reports ``bound_`` with a :class:`Certificate` (``certificate_``). The two
+allowances below raise every empirical statistic and every KL value before they enter a
+bound (theory page, :ref:`theory-numerics`).
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Certificate", "effective_voters"]
+
+# Safe-side allowance for the float64 rounding of a mean of at most ~1e8
+# terms in [0, 1] and of a KL value (relative ~1e-15 each): statistics that
+# enter an upper bound are raised by it, those that enter a lower bound lowered.
+_STAT_SLACK = 1e-12
+# Upward allowance on a KL value (relative and absolute) before it enters a bound.
+_KL_SLACK = 1e-12
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What a reported bound is made of.
+
+    Attributes
+    ----------
+    bound : str
+        Name of the bound ("FO", "SO", "Bin", "CBound", "VC", "Partition", "Margin",
+        "Occam").
+    posterior : str
+        Posterior family.
+    value : float
+        The certified bound (equal to the estimator's ``bound_``).
+    delta : float
+        Confidence parameter: the statement holds with probability >= 1 - delta.
+    m : tuple of int
+        Number of training examples each PAC-Bayes statement uses (one entry
+        per half for split voters).
+    kl : tuple of float
+        KL(Q || P) per half (upper-rounded).
+    mixture_weights : tuple of float
+        Weight of each half in the mixture (``(1.0,)`` without split voters).
+    statistics : dict
+        Empirical statistics of the stochastic losses entering the bound (after
+        the safe-side allowances).
+    gibbs_bound : float or None
+        Certified upper bound on the Gibbs risk, where the bound uses one.
+    b_tilde, c_tilde : float or None
+        Certified partition lower bounds (partition bound only).
+    train_error : float
+        Training error of the deployed classifier on the examples the bound
+        uses. A tied vote counts as an error here (the deterministic loss of
+        :ref:`theory-classical` is "at least half the weight is wrong"), while ``predict``
+        breaks ties towards the first class: ties can only make this figure
+        pessimistic.
+    n_voters : int
+        Number of voters of the bank (the prior's support).
+    details : dict
+        Bound-specific extras (e.g. the number of draws of the binomial bound,
+        the chosen margin).
+    n_effective_voters : int or None
+        How many voters the deployed classifier really uses: the smallest number
+        ``k`` such that the ``k`` largest absolute weights of the deployed vote
+        (``weights_``) hold at least 99 % of the total absolute weight (``0`` if
+        every weight is zero). On split voters the deployed vote's weights already
+        include the mixture weight of each half. For the Bayes classifier of a
+        Gaussian mixture on split voters (``deployed_ == "mixture_bayes"``, not a
+        linear vote) the count is taken on the posterior means, each half's scaled
+        by its mixture weight. A single best voter (:class:`OccamBoundClassifier`)
+        gives 1; ``None`` where the estimator does not report it.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import OccamBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> cert = OccamBoundClassifier(random_state=0).fit(X, y).certificate_
+    >>> cert.bound, cert.posterior, cert.delta, cert.m  # 56 of the 569 rows built the stumps
+    ('Occam', 'categorical', 0.05, (513,))
+    >>> cert.train_error <= cert.value <= 1
+    True
+    """
+
+    bound: str
+    posterior: str
+    value: float
+    delta: float
+    m: tuple
+    kl: tuple
+    mixture_weights: tuple
+    statistics: dict
+    gibbs_bound: float | None
+    b_tilde: float | None
+    c_tilde: float | None
+    train_error: float
+    n_voters: int
+    details: dict = field(default_factory=dict)
+    n_effective_voters: int | None = None
+
+
+def effective_voters(weights, share=0.99):
+    """Smallest number of voters whose absolute weights hold ``share`` of the total.
+
+    Parameters
+    ----------
+    weights : array-like of shape (n_voters,)
+        Weights of a vote (any sign).
+    share : float, default=0.99
+        Fraction of the total absolute weight to reach.
+
+    Returns
+    -------
+    int
+        ``0`` if every weight is zero.
+
+    Examples
+    --------
+    >>> from skpacbayes.classifiers import effective_voters
+    >>> effective_voters([0.5, -0.3, 0.195, 0.005])
+    3
+    """
+    w = np.sort(np.abs(np.asarray(weights, dtype=np.float64)))[::-1]
+    total = w.sum()
+    if not total > 0:
+        return 0
+    # a relative allowance for the rounding of the cumulative sums (ties at exactly 99 %)
+    reached = np.cumsum(w) >= share * total * (1 - 1e-12)
+    return int(np.argmax(reached)) + 1

@@ -1,0 +1,45 @@
+"""The deployed classifier of a trained posterior, and its certified partition terms.
+
+Used by the fit engine (:mod:`skpacbayes._fitting`) and by the partition tightening
+(:mod:`skpacbayes._tightening`), which both certify the vote that ``predict`` uses.
+"""
+
+import numpy as np
+import torch
+
+__all__ = ["deployed_classifier", "partition_terms"]
+
+
+# ---------------------------------------------------------------------- #
+# Deployed classifier and certificate (float64, CPU)
+# ---------------------------------------------------------------------- #
+def deployed_classifier(estimator, problem, natural, mixture, groups):
+    """Weights over all voters of the vote ``predict`` uses, and its kind."""
+    n_voters = sum(g.voters.size for g in groups)
+    weights = np.zeros(n_voters)
+    family = estimator.posterior
+    if len(groups) > 1 and family == "gaussian":
+        for g, nat in zip(groups, natural, strict=True):
+            weights[g.voters] = nat
+        return weights, "mixture_bayes"
+    for g, post, nat, a in zip(groups, problem.posteriors, natural, mixture, strict=True):
+        w = post.vote_weights(torch.from_numpy(nat)).numpy()
+        weights[g.voters] = a * w if len(groups) > 1 else w
+    return weights, "weighted_vote"
+
+
+def partition_terms(family, natural, mixture, vote_weights, groups, bits=24):
+    """Certified (b~, c~) of the deployed vote (:ref:`theory-split`, :ref:`theory-partition`)."""
+    from skpacbayes import partition
+
+    if family == "categorical":
+        # the deployed (joint, on split voters) weight vector, exactly as predict uses it
+        return partition.categorical_partition_terms(vote_weights, bits=bits)
+    if family == "dirichlet":
+        if len(natural) == 1:
+            return partition.dirichlet_partition_terms(natural[0], bits=bits)
+        c = partition.dirichlet_split_c_tilde(natural[0], natural[1], float(mixture[0]), bits=bits)
+        return 0.0, c
+    if family == "gaussian" and len(natural) == 1:
+        return partition.gaussian_partition_terms(natural[0], natural[0].size, bits=bits)
+    raise ValueError(f"No partition bound for posterior {family!r} here.")

@@ -1,0 +1,47 @@
+"""The weighted majority vote: class scores of a weighted vote and the strict-winner rule.
+
+Shared by ``predict`` and by the certificate's training error, so that both read the same
+classifier.
+"""
+
+import numpy as np
+
+__all__ = ["weighted_vote_scores"]
+
+_VOTE_CHUNK = 2**21  # mask elements per block of weighted_vote_scores
+
+
+def weighted_vote_scores(votes, weights, n_classes):
+    """Total weight voting for each class.
+
+    Parameters
+    ----------
+    votes : ndarray of shape (n_samples, n_voters)
+        Class indices.
+    weights : ndarray of shape (n_voters,)
+        Vote weights (any sign).
+    n_classes : int
+
+    Returns
+    -------
+    scores : ndarray of shape (n_samples, n_classes)
+    """
+    weights = np.asarray(weights)
+    scores = np.zeros((votes.shape[0], n_classes), dtype=np.result_type(weights, np.float64))
+    step = max(1, _VOTE_CHUNK // max(1, votes.shape[1]))
+    mask = np.empty((min(step, votes.shape[0]), votes.shape[1]), dtype=scores.dtype)
+    for start in range(0, votes.shape[0], step):
+        block = votes[start : start + step]
+        rows = mask[: block.shape[0]]
+        for j in range(n_classes):  # 0/1 masks in the weights' float type: BLAS products
+            np.equal(block, j, out=rows, casting="unsafe")
+            scores[start : start + step, j] = rows @ weights
+    return scores
+
+
+def _strict_argmax_is(scores, y_idx):
+    """True where the true class has a STRICT maximum score (ties are errors)."""
+    true = scores[np.arange(scores.shape[0]), y_idx]
+    others = scores.copy()
+    others[np.arange(scores.shape[0]), y_idx] = -np.inf
+    return true > others.max(axis=1)
