@@ -31,14 +31,24 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--ci", action="store_true", help="only the CI-sized subset of rows")
-    parser.add_argument("--only", default=None, help="substring filter on the row labels")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        default=None,
+        help="keep rows whose label (with posterior, task and "
+        "voters) contains any of these substrings",
+    )
     parser.add_argument("--output", default="validity_study.md")
     parser.add_argument("--json", default=None, help="also write the raw records here")
     args = parser.parse_args(argv)
 
     configs = vs.ci_configs() if args.ci else list(vs.CONFIGS)
     if args.only:
-        configs = [c for c in configs if args.only in f"{c.label} {c.posterior} {c.task}"]
+        configs = [
+            c
+            for c in configs
+            if any(s in f"{c.label} {c.posterior} {c.task} {c.voters}" for s in args.only)
+        ]
     warnings.simplefilter("ignore")
     start = time.perf_counter()
     records = vs.run_study(

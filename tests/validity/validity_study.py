@@ -57,7 +57,7 @@ import numpy as np
 from scipy import special
 
 import skpacbayes as skp
-from skpacbayes.voters import SplitForest, StumpBank
+from skpacbayes.voters import OutOfBagVoters, SplitForest, StumpBank
 
 __all__ = [
     "CONFIGS",
@@ -199,7 +199,10 @@ class Config:
     estimator: str
     posterior: str
     task: str
-    voters: str = "stumps"  # "stumps" (exact risk) or "forest" (Monte-Carlo risk)
+    # "stumps" (a fixed range), "stumps_default" (thresholds from seed-drawn build rows):
+    # exact risk; "forest", "forest_single", "oob" (OutOfBagVoters), "rf10" (a plain
+    # RandomForestClassifier for the hold-out): Monte-Carlo risk
+    voters: str = "stumps"
     params: tuple = ()  # extra estimator parameters, as (name, value) pairs
     reps_factor: float = 1.0  # fraction of the repetitions (very slow estimators only)
 
@@ -217,6 +220,14 @@ class Config:
             voters = SplitForest(n_estimators=10)
         elif self.voters == "forest_single":
             voters = SplitForest(n_estimators=10, split="single")
+        elif self.voters == "stumps_default":
+            voters = StumpBank(n_thresholds=10)
+        elif self.voters == "oob":
+            voters = OutOfBagVoters(n_estimators=10)
+        elif self.voters == "rf10":
+            from sklearn.ensemble import RandomForestClassifier
+
+            voters = RandomForestClassifier(n_estimators=10)
         else:  # pragma: no cover
             raise ValueError(self.voters)
         kwargs = {
@@ -300,6 +311,26 @@ def _forest_configs():
     ]
 
 
+def _new_bank_configs():
+    """The default stump bank (build rows), out-of-bag forests, hold-out fractions."""
+    return [
+        Config("FirstOrderBoundClassifier", "categorical", "shifted", "stumps_default"),
+        Config("FirstOrderBoundClassifier", "dirichlet", "shifted", "stumps_default"),
+        Config("OccamBoundClassifier", "categorical", "mixture", "stumps_default"),
+        Config("FirstOrderBoundClassifier", "categorical", "blobs3", "oob"),
+        Config("SecondOrderBoundClassifier", "categorical", "blobs3", "oob"),
+        Config("FirstOrderBoundClassifier", "categorical", "mixture", "oob"),
+        Config("SecondOrderBoundClassifier", "categorical", "mixture", "oob"),
+        Config(
+            "HoldOutBoundClassifier",
+            "categorical",
+            "blobs3",
+            "rf10",
+            (("validation_fraction", (0.2, 0.5)),),
+        ),
+    ]
+
+
 # "shifted": every estimator x every valid posterior (all informative there).
 # "mixture": FO (the reference PAC-Bayes bound, near-vacuous there) and the bounds
 # that are informative on it: partition with the heuristics, VC, margin, Occam.
@@ -310,6 +341,7 @@ CONFIGS = (
     + [Config("VCDimBoundClassifier", "categorical", "mixture")]
     + _common_configs("mixture")
     + _forest_configs()
+    + _new_bank_configs()
 )
 
 
@@ -386,7 +418,7 @@ def _one(config, rep, deltas, m, seed, max_epochs, batch_size, n_test):
     seconds = time.perf_counter() - start
 
     def risk_of(model):
-        if config.voters == "stumps":
+        if config.voters in ("stumps", "stumps_default"):
             return exact_risk(model, task), 0.0
         return mc_risk(model, task, n_test, np.random.default_rng([seed, rep, 1]))
 
