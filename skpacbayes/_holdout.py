@@ -240,7 +240,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     ``1 - f`` of the rows (more rows, a stronger vote), its bound uses ``f m``
     rows (more rows, a smaller deviation term). No single fraction suits every
     sample size, hence the default sequence; measured against the halves
-    protocol in :doc:`strategies`.
+    protocol in :ref:`strategies`.
 
     Examples
     --------

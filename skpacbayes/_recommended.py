@@ -163,7 +163,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         bound at least twice the smallest (``"accuracy"``, or a float >= 1),
         the only rules under which they can win: their bounds carry a factor 2
         (first order) or 4 (tandem) and are several times looser than the
-        hold-out bounds wherever the trees err (:doc:`strategies`), so under the
+        hold-out bounds wherever the trees err (:ref:`strategies`), so under the
         other rules they would only cost time and a share of ``delta``.
     delta : float in (0, 1], default=0.05
         Total confidence budget, split evenly over the candidates.

@@ -11,8 +11,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._base import BaseVoters, _check_float32_range
-from ._members import _Member, _member_votes_chunk
+from ._base import _check_float32_range
+from ._members import MemberVoters, _Member
 
 __all__ = ["SplitForest"]
 
@@ -47,7 +47,7 @@ def _fit_clone(estimator, X, y, sample_idx, seed):
     return est.fit(X[sample_idx], y[sample_idx])
 
 
-class SplitForest(BaseVoters):
+class SplitForest(MemberVoters):
     """Voters grown on two halves of the training sample (cross scheme).
 
     The training sample is split into two disjoint halves (sizes ``m // 2`` and
@@ -273,18 +273,6 @@ class SplitForest(BaseVoters):
                 "one place (leave SplitForest's n_estimators at None to use the forest's)."
             )
         return theirs
-
-    def _validate_X(self, X):
-        X = super()._validate_X(X)
-        if any(member.uses_tree_input for member in self._members):
-            _check_float32_range(X, "SplitForest")
-        return X
-
-    def _row_bytes(self, X):
-        return 4 * X.shape[1] + 16 * (self.n_classes_ + 2)
-
-    def _votes_chunk(self, X, out):
-        _member_votes_chunk(self._members, X, out, self.n_jobs)
 
 
 def _class_default(estimator, name):

@@ -14,6 +14,8 @@ from scipy import sparse
 from sklearn.tree import BaseDecisionTree, DecisionTreeClassifier
 from sklearn.utils.parallel import Parallel, delayed
 
+from ._base import BaseVoters, _check_float32_range
+
 __all__ = []
 
 
@@ -97,3 +99,27 @@ def _member_votes_chunk(members, X, out, n_jobs):
         )
         for t in range(n_threads)
     )
+
+
+class MemberVoters(BaseVoters):
+    """A bank whose voters are fitted scikit-learn members (``self._members``).
+
+    Shared by :class:`SplitForest`, :class:`OutOfBagVoters` and :class:`PrefitVoters`:
+    input checks for tree members, the chunk budget and the vote of one chunk.
+    """
+
+    def _members_n_jobs(self):
+        """Jobs used to compute the members' votes."""
+        return self.n_jobs
+
+    def _validate_X(self, X):
+        X = super()._validate_X(X)
+        if any(member.uses_tree_input for member in self._members):
+            _check_float32_range(X, type(self).__name__)
+        return X
+
+    def _row_bytes(self, X):
+        return 4 * X.shape[1] + 16 * (self.n_classes_ + 2)
+
+    def _votes_chunk(self, X, out):
+        _member_votes_chunk(self._members, X, out, self._members_n_jobs())

@@ -12,8 +12,8 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseVoters, _check_float32_range
-from ._members import _Member, _member_votes_chunk
+from ._base import _check_float32_range
+from ._members import MemberVoters, _Member
 
 __all__ = ["OutOfBagVoters"]
 
@@ -114,7 +114,7 @@ def _fit_member(
     return est.fit(Xb, y[rows], sample_weight=weight)
 
 
-class OutOfBagVoters(BaseVoters):
+class OutOfBagVoters(MemberVoters):
     """A bagged ensemble grown on the whole sample; each voter evaluated on its out-of-bag rows.
 
     Before any row is read, the bank draws for every member ``i`` a set of row indices
@@ -543,17 +543,8 @@ class OutOfBagVoters(BaseVoters):
             mask[draw_in_bag(int(seed), m, k, replace), j] = False
         return mask
 
-    def _validate_X(self, X):
-        X = super()._validate_X(X)
-        if any(member.uses_tree_input for member in self._members):
-            _check_float32_range(X, "OutOfBagVoters")
-        return X
-
-    def _row_bytes(self, X):
-        return 4 * X.shape[1] + 16 * (self.n_classes_ + 2)
-
-    def _votes_chunk(self, X, out):
-        _member_votes_chunk(self._members, X, out, self._n_jobs)
+    def _members_n_jobs(self):
+        return self._n_jobs
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "oob_sizes_")

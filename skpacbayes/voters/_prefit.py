@@ -18,8 +18,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import BaseVoters, _check_float32_range
-from ._members import _as_tree_input, _Member, _member_votes_chunk
+from ._members import MemberVoters, _as_tree_input, _Member
 
 __all__ = ["PrefitVoters", "SampleReuseWarning"]
 
@@ -247,7 +246,7 @@ def _looks_fitted_on(models, members, ensemble, X):
     return all(_grown_on_exactly(t, X_tree, r) for t, r in zip(trees, rows, strict=True))
 
 
-class PrefitVoters(BaseVoters):
+class PrefitVoters(MemberVoters):
     """Classifiers fitted beforehand on other data, used as fixed voters.
 
     .. warning::
@@ -439,15 +438,3 @@ class PrefitVoters(BaseVoters):
         self.voter_groups_ = np.full(self.n_voters_, -1, dtype=np.int8)
         self.sample_groups_ = np.zeros(X.shape[0], dtype=np.int8)
         self.n_groups_ = 1
-
-    def _validate_X(self, X):
-        X = super()._validate_X(X)
-        if any(member.uses_tree_input for member in self._members):
-            _check_float32_range(X, "PrefitVoters")
-        return X
-
-    def _row_bytes(self, X):
-        return 4 * X.shape[1] + 16 * (self.n_classes_ + 2)
-
-    def _votes_chunk(self, X, out):
-        _member_votes_chunk(self._members, X, out, self.n_jobs)
