@@ -59,9 +59,9 @@ ESTIMATORS = {
     "FO": FirstOrderBoundClassifier,
     "SO": SecondOrderBoundClassifier,
     "Bin": BinomialBoundClassifier,
-    "CBnd": CBoundClassifier,
+    "CBound": CBoundClassifier,
     "VC": VCDimBoundClassifier,
-    "Part": PartitionBoundClassifier,
+    "Partition": PartitionBoundClassifier,
     "Margin": MarginBoundClassifier,
 }
 FAMILIES = ("categorical", "dirichlet", "gaussian")
@@ -144,7 +144,7 @@ def run_dataset(name, data_home, seeds, max_rows, log):
 
 
 HEADER = (
-    f"{'dataset':<26} {'seed':>4} {'method':<7} {'family':<12} {'test %':>7} {'bound %':>8} "
+    f"{'dataset':<26} {'seed':>4} {'method':<9} {'family':<12} {'test %':>7} {'bound %':>8} "
     f"{'epochs':>6} {'n_eff':>11} {'Occam %':>8} {'pass':>5} {'fit s':>6}"
 )
 
@@ -152,7 +152,7 @@ HEADER = (
 def format_row(r):
     n_eff = "-" if r["n_eff"] is None else f"{r['n_eff']}/{r['n_voters']}"
     return (
-        f"{r['dataset']:<26} {r['seed']:>4} {r['method']:<7} {r['family']:<12} "
+        f"{r['dataset']:<26} {r['seed']:>4} {r['method']:<9} {r['family']:<12} "
         f"{100 * r['test']:7.2f} {100 * r['bound']:8.2f} {r['epochs']:6d} {n_eff:>11} "
         f"{100 * r['occam']:8.2f} {'ok' if r['ok'] else 'FAIL':>5} {r['seconds']:6.1f}"
     )

@@ -15,7 +15,7 @@ and test error in percent, median over the seeds. ``--max-train-rows`` caps the 
 Usage::
 
     python benchmarks/bench_stump_bank.py [--data-home /work/shared/datasets] [--seeds 3]
-        [--datasets haberman ...] [--methods FO Occam Part] [--banks old quantile uniform]
+        [--datasets haberman ...] [--methods FO Occam Partition] [--banks old quantile uniform]
         [--max-train-rows N]
 """
 
@@ -51,7 +51,7 @@ METHODS = {
         voters=bank, posterior="categorical", random_state=seed
     ),
     "Occam": lambda bank, seed: OccamBoundClassifier(voters=bank, random_state=seed),
-    "Part": lambda bank, seed: PartitionBoundClassifier(
+    "Partition": lambda bank, seed: PartitionBoundClassifier(
         voters=bank, posterior="categorical", random_state=seed
     ),
 }
@@ -75,7 +75,7 @@ def main():
             "bound / test error in %, median over seeds; "
             "m = rows the bound uses (of the train split)"
         )
-        header = "| data | seeds | bank | m used | n voters | FO | Occam | Part |"
+        header = "| data | seeds | bank | m used | n voters | FO | Occam | Partition |"
         print(header)
         print("|" + "---|" * (header.count("|") - 1))
     for name in args.datasets:
