@@ -13,6 +13,7 @@ PAC-Bayes bound of a point mass equal to the prior (KL = 0), the Occam bound of
 a bank holding one voter: the line any learned posterior has to beat.
 """
 
+import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -111,14 +112,18 @@ def grown_voters(voters, X, y, seed, n_jobs):
     """
     from sklearn.ensemble import RandomForestClassifier
 
-    from skpacbayes.voters import PrefitVoters
+    from skpacbayes.voters import PrefitVoters, SampleReuseWarning
 
     if voters is not None and hasattr(voters, "votes"):
         return resolve_voters(voters, None, seed, n_jobs).fit(X, y)
     if voters is None:
         voters = RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS)
     est = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
-    return PrefitVoters(est, n_jobs=n_jobs).fit(X, y)
+    with warnings.catch_warnings():
+        # the members were grown on exactly these rows on purpose: the bound reads only the
+        # held-out rows, so the same-rows warning of PrefitVoters does not apply here
+        warnings.simplefilter("ignore", SampleReuseWarning)
+        return PrefitVoters(est, n_jobs=n_jobs).fit(X, y)
 
 
 def _fractions(value):

@@ -337,3 +337,18 @@ def test_out_of_bag_error_votes_each_row_with_the_members_that_never_saw_it():
         wrong += not (top.size == 1 and clf.classes_[top[0]] == y[i])
         counted += 1
     assert out_of_bag_error(clf, X, y) == pytest.approx(wrong / counted, abs=1e-12)
+
+
+def test_fractions_do_not_warn_about_sample_reuse():
+    # the forest is grown on the training rows on purpose; only held-out rows are certified
+    import warnings
+
+    from sklearn.datasets import load_breast_cancer
+
+    from skpacbayes.voters import SampleReuseWarning
+
+    X, y = load_breast_cancer(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SampleReuseWarning)
+        clf = HoldOutBoundClassifier(validation_fraction=(0.2, 0.5), random_state=0).fit(X, y)
+    assert clf.validation_fraction_ in (0.2, 0.5)
