@@ -24,8 +24,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.parallel import Parallel, delayed
 
 from skpacbayes import _reference
-from skpacbayes._holdout import HoldOutBoundClassifier
-from skpacbayes._recommended import CertifiedVoteClassifier
+from skpacbayes._certified_vote import CertifiedVoteClassifier
+from skpacbayes._hold_out import HoldOutBoundClassifier
 from skpacbayes.classifiers import (
     BinomialBoundClassifier,
     CBoundClassifier,

@@ -14,7 +14,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 
 from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
-from skpacbayes._holdout import _holdout_bound, validation_rows
+from skpacbayes._hold_out import _holdout_bound, validation_rows
 from skpacbayes.bounds import kl_inv_upper
 from skpacbayes.voters import SplitForest
 
@@ -284,7 +284,7 @@ def test_selection_rules_can_disagree_and_all_keep_the_certificate(digits):
 
 
 def test_select_is_the_most_accurate_among_the_nearly_tightest():
-    from skpacbayes._recommended import select
+    from skpacbayes._certified_vote import select
 
     bounds, estimates = [0.10, 0.104, 0.2, 0.104], [0.08, 0.06, 0.01, 0.06]
     assert select(bounds, estimates, 0.0) == 0
@@ -317,7 +317,7 @@ def test_out_of_bag_candidates_join_where_they_can_win(digits):
 
 def test_out_of_bag_error_votes_each_row_with_the_members_that_never_saw_it():
     from skpacbayes import SecondOrderBoundClassifier
-    from skpacbayes._recommended import out_of_bag_error
+    from skpacbayes._certified_vote import out_of_bag_error
     from skpacbayes.voters import OutOfBagVoters
 
     X, y = load_digits(return_X_y=True)

@@ -21,14 +21,10 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
-from skpacbayes._holdout import DEFAULT_FRACTIONS, HoldOutBoundClassifier, _fractions
-from skpacbayes._vote import _strict_argmax_is
-from skpacbayes.classifiers import (
-    FirstOrderBoundClassifier,
-    SecondOrderBoundClassifier,
-    validate_training_data,
-    weighted_vote_scores,
-)
+from skpacbayes._hold_out import DEFAULT_FRACTIONS, HoldOutBoundClassifier, _fractions
+from skpacbayes._vote import _strict_argmax_is, weighted_vote_scores
+from skpacbayes.classifiers import FirstOrderBoundClassifier, SecondOrderBoundClassifier
+from skpacbayes.classifiers._base import validate_training_data
 from skpacbayes.model_selection import validated_for_predict
 
 __all__ = ["CertifiedVoteClassifier"]
@@ -62,7 +58,7 @@ def out_of_bag_error(estimator, X, y):
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> from skpacbayes import FirstOrderBoundClassifier
-    >>> from skpacbayes._recommended import out_of_bag_error
+    >>> from skpacbayes._certified_vote import out_of_bag_error
     >>> from skpacbayes.voters import OutOfBagVoters
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = FirstOrderBoundClassifier(voters=OutOfBagVoters(n_estimators=20, random_state=0),
@@ -98,7 +94,7 @@ def select(bounds, estimates, tolerance):
 
     Examples
     --------
-    >>> from skpacbayes._recommended import select
+    >>> from skpacbayes._certified_vote import select
     >>> bounds, estimates = [0.040, 0.041, 0.060], [0.035, 0.030, 0.020]
     >>> select(bounds, estimates, 0.0), select(bounds, estimates, 0.05)
     (0, 1)
@@ -313,7 +309,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         from sklearn.ensemble import RandomForestClassifier
         from sklearn.frozen import FrozenEstimator
 
-        from skpacbayes._holdout import DEFAULT_N_ESTIMATORS
+        from skpacbayes._hold_out import DEFAULT_N_ESTIMATORS
         from skpacbayes.voters import OutOfBagVoters
 
         estimator = self.estimator

@@ -23,14 +23,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skpacbayes.classifiers import (
-    Certificate,
+from skpacbayes._certificate import Certificate, effective_voters
+from skpacbayes._vote import weighted_vote_scores
+from skpacbayes.classifiers._base import (
     _evaluation_groups,
     _VotersParamsMixin,
-    effective_voters,
     resolve_voters,
     validate_training_data,
-    weighted_vote_scores,
 )
 
 __all__ = ["HoldOutBoundClassifier", "validation_rows"]
@@ -78,7 +77,7 @@ def validation_rows(n_samples, fraction, seed):
 
     Examples
     --------
-    >>> from skpacbayes._holdout import validation_rows
+    >>> from skpacbayes._hold_out import validation_rows
     >>> train, held_out = validation_rows(10, 0.25, seed=0)
     >>> train.size, held_out.size
     (7, 3)

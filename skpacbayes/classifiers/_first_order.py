@@ -1,0 +1,79 @@
+"""The first-order (factor 2) bound classifier."""
+
+from ._base import MajorityVoteClassifier, _training_upper
+
+__all__ = ["FirstOrderBoundClassifier"]
+
+
+# ---------------------------------------------------------------------- #
+# The named estimators
+# ---------------------------------------------------------------------- #
+class FirstOrderBoundClassifier(MajorityVoteClassifier):
+    """Majority vote certified by the first-order ("factor 2") bound.
+
+    ``bound_ = 2 kl^-1(mean r, (KL + ln(2 sqrt(m) / delta)) / m)`` (:ref:`theory-classical`);
+    on split voters the two halves' Seeger bounds at ``delta / 2`` each
+    (:ref:`theory-split`).
+
+    Parameters
+    ----------
+    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
+early_stopping_patience, device, random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    n_features_in_ : int
+        Number of features seen during fit.
+    voters_ : voter bank
+        The fitted voters.
+    weights_ : ndarray of shape (n_voters,)
+        Weights of the deployed majority vote.
+    posterior_params_ : list of ndarray
+        Natural parameters of the posterior (one array per half).
+    mixture_weights_ : ndarray
+        Weight of each half (``[1.0]`` without split voters).
+    bound_ : float
+        Certified upper bound on the true risk of ``predict`` (prob >= 1 - delta).
+    certificate_ : Certificate
+        The ingredients of ``bound_``.
+    history_ : list of float
+        Full-sample training objective at the start and after each epoch
+        (before the L-BFGS polish).
+    n_iter_ : int
+        Number of epochs run.
+
+    Notes
+    -----
+    Valid because the deployed vote errs only where the stochastic loss is at
+    least 1/2 (property (f1) of :ref:`theory-classical`), so its risk is at most
+    twice the Gibbs risk.
+
+    With ``voters=OutOfBagVoters(...)`` (Categorical posterior only) the vote
+    of ALL the members, each grown on much of the sample, is certified by the
+    out-of-bag first-order bound: each member's error is estimated on the rows
+    it was not fitted on, and ``m`` is the smallest out-of-bag set
+    (:ref:`theory-out-of-bag`).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import FirstOrderBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = FirstOrderBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
+    >>> 0 <= clf.score(X, y) <= 1 and 0 < clf.bound_ <= 1
+    True
+    """
+
+    _bound_name = "FO"
+
+    def _bound_value(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import first_order_bound
+
+        return first_order_bound(stats["gibbs"], kl, m, delta, weights=weights)
+
+    def _training_objective(self, stats, kl, m, weights, delta):
+        # the bound without its clipping at 1 (whose gradient vanishes)
+        return 2 * _training_upper(stats["gibbs"], kl, m, delta, weights)

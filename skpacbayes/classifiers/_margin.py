@@ -1,0 +1,109 @@
+"""The Dirichlet margin bound classifier (binary)."""
+
+from numbers import Integral
+from typing import ClassVar
+
+from sklearn.utils._param_validation import Interval
+
+from ._base import MajorityVoteClassifier, _training_upper
+
+__all__ = ["MarginBoundClassifier"]
+
+
+class MarginBoundClassifier(MajorityVoteClassifier):
+    """Binary Dirichlet majority vote certified by the margin bound.
+
+    A deterministic margin bound after Biggs, Zantedeschi and Guedj (2022):
+    for the deployed vote with normalised weights ``theta`` and the posterior
+    ``Dir(K theta)``, ``bound_ = min over gamma in a fixed grid of
+    kl^-1(margin error at gamma + t1, (KL + ln(2 sqrt(m) / delta_gamma)) / m) + t0``,
+    where ``t0``, ``t1`` are the beta tails of
+    :func:`~skpacbayes.bounds.margin_tails` at the split point ``gamma / 2``
+    (at most ``exp(-(K+1) gamma^2 / 8)``), ``delta`` is split evenly over the
+    grid and ``K`` is optimised freely (the statement holds for all posteriors
+    simultaneously). Statement and proof: :ref:`theory-margin`.
+
+    Parameters
+    ----------
+    voters, posterior, prior, delta
+        See :class:`MajorityVoteClassifier` (only ``posterior="dirichlet"``).
+    n_margins : int, default=20
+        Size of the fixed grid of margins gamma (log-spaced in [1e-3, 1]).
+    max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
+random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
+
+    Attributes
+    ----------
+    bound_ : float
+        Certified upper bound on the true risk of ``predict``.
+    certificate_ : Certificate
+        Its ingredients (``details`` holds gamma, K, the margin error of the deployed
+        vote at gamma and the tails ``t0``, ``t1``). Other attributes as
+        :class:`FirstOrderBoundClassifier`.
+
+    Notes
+    -----
+    Training minimises the Seeger bound on the Gibbs risk of the Dirichlet posterior (the
+    same PAC-Bayes statement for the loss ``1[M' <= 0]``); it only steers ``theta``. The
+    certificate is then computed in float64 from the deployed weights.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import MarginBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = MarginBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
+    >>> 0 < clf.bound_ <= 1
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **MajorityVoteClassifier._parameter_constraints,
+        "n_margins": [Interval(Integral, 1, None, closed="left")],
+    }
+    _bound_name = "Margin"
+    _binary_only = True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def __init__(
+        self,
+        voters=None,
+        posterior="dirichlet",
+        prior=None,
+        delta=0.05,
+        n_margins=20,
+        max_epochs=100,
+        batch_size=1024,
+        learning_rate=0.1,
+        early_stopping_patience=25,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+        n_jobs=None,
+    ):
+        super().__init__(
+            voters=voters,
+            posterior=posterior,
+            prior=prior,
+            delta=delta,
+            max_epochs=max_epochs,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            early_stopping_patience=early_stopping_patience,
+            device=device,
+            random_state=random_state,
+            verbose=verbose,
+            n_jobs=n_jobs,
+        )
+        self.n_margins = n_margins
+
+    def _valid_posteriors(self, n_classes, split):
+        return ("dirichlet",) if (n_classes == 2 and not split) else ()
+
+    def _training_objective(self, stats, kl, m, weights, delta):
+        return _training_upper(stats["gibbs"], kl, m, delta, weights)

@@ -1,0 +1,57 @@
+"""The best single voter, certified by the Occam bound."""
+
+from ._base import MajorityVoteClassifier
+
+__all__ = ["OccamBoundClassifier"]
+
+
+class OccamBoundClassifier(MajorityVoteClassifier):
+    """The best single voter, certified by Occam's razor (the line to beat).
+
+    Picks the voter whose Seeger bound with ``KL = ln(n)`` (a point mass
+    under the uniform prior over the ``n`` voters of its bank) is smallest.
+    On split voters, each tree is evaluated on the half it was not grown on,
+    with ``delta / 2`` per half (``KL = ln(n_half)``), and the better half's
+    tree is kept (:ref:`theory-split`: the cross bound with mixture weights (1, 0)).
+    Nothing is trained: the training knobs are ignored.
+
+    Parameters
+    ----------
+    voters
+        See :class:`MajorityVoteClassifier`.
+    posterior, prior
+        ``posterior`` must be ``"categorical"`` (a point mass is a Categorical
+        posterior) and ``prior`` must be ``None`` (the prior is uniform over the voters).
+    delta
+        See :class:`MajorityVoteClassifier`.
+    max_epochs, batch_size, learning_rate, early_stopping_patience, device
+        Unused; kept so every estimator shares one parameter set.
+    random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
+
+    Attributes
+    ----------
+    bound_ : float
+        Certified upper bound on the true risk of the selected voter.
+    certificate_ : Certificate
+        Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import OccamBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
+    >>> int((clf.weights_ > 0).sum())
+    1
+    """
+
+    _bound_name = "Occam"
+
+    def _valid_posteriors(self, n_classes, split):
+        return ("categorical",)
+
+    def _bound_value(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import pac_bayes_upper
+
+        return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)

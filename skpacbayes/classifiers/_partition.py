@@ -1,0 +1,99 @@
+"""The partition (stochastic-to-deterministic) bound classifier."""
+
+from typing import ClassVar
+
+from ._base import POSTERIORS, MajorityVoteClassifier, _training_upper
+
+__all__ = ["PartitionBoundClassifier"]
+
+
+class PartitionBoundClassifier(MajorityVoteClassifier):
+    """Majority vote certified by the partition (stochastic-to-deterministic) bound.
+
+    ``bound_ = (Lup - b~) / (c~ - b~)`` (:ref:`theory-triple`,
+    :ref:`theory-partition`), where ``Lup`` is the Seeger bound on the Gibbs
+    risk (the cross bound on split voters) and ``b~ <= b``, ``c~ <= c`` are certified lower
+    bounds on the mean stochastic
+    loss of correctly / wrongly classified examples, obtained from a certified
+    solution of the number partitioning problem (:mod:`skpacbayes.partition`).
+
+    After training the Seeger bound, the tightening heuristics of :ref:`theory-tightening`
+    (``tighten=True``) move the weights to enlarge the partition gap; every
+    move is scored with a certified bound, and the reported bound is
+    recomputed from scratch at full resolution.
+
+    Parameters
+    ----------
+    voters, posterior, prior, delta
+        See :class:`MajorityVoteClassifier`.
+    tighten : bool, default=True
+        Run the post-training heuristics.
+    max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
+random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
+
+    Attributes
+    ----------
+    bound_ : float
+        Certified upper bound on the true risk of ``predict``.
+    certificate_ : Certificate
+        Its ingredients (with ``b_tilde``, ``c_tilde``). Other attributes as
+        :class:`FirstOrderBoundClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import PartitionBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = PartitionBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
+    >>> 0 < clf.bound_ <= 1
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **MajorityVoteClassifier._parameter_constraints,
+        "tighten": ["boolean"],
+    }
+    _bound_name = "Partition"
+
+    def __init__(
+        self,
+        voters=None,
+        posterior="categorical",
+        prior=None,
+        delta=0.05,
+        tighten=True,
+        max_epochs=100,
+        batch_size=1024,
+        learning_rate=0.1,
+        early_stopping_patience=25,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+        n_jobs=None,
+    ):
+        super().__init__(
+            voters=voters,
+            posterior=posterior,
+            prior=prior,
+            delta=delta,
+            max_epochs=max_epochs,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            early_stopping_patience=early_stopping_patience,
+            device=device,
+            random_state=random_state,
+            verbose=verbose,
+            n_jobs=n_jobs,
+        )
+        self.tighten = tighten
+
+    def _valid_posteriors(self, n_classes, split):
+        if split:
+            return ("categorical", "dirichlet")
+        if n_classes == 2:
+            return POSTERIORS
+        return ("categorical", "dirichlet")
+
+    def _training_objective(self, stats, kl, m, weights, delta):
+        return _training_upper(stats["gibbs"], kl, m, delta, weights)

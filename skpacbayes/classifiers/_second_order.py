@@ -1,0 +1,52 @@
+"""The second-order (tandem) bound classifier."""
+
+from ._base import MajorityVoteClassifier, _training_upper
+
+__all__ = ["SecondOrderBoundClassifier"]
+
+
+class SecondOrderBoundClassifier(MajorityVoteClassifier):
+    """Majority vote certified by the second-order (tandem) bound.
+
+    ``bound_ = 4 kl^-1(mean r^2, (2 KL + ln(2 sqrt(m) / delta)) / m)``
+    (:ref:`theory-classical`, :ref:`theory-split`). With
+    ``voters=OutOfBagVoters(...)`` (Categorical posterior only), the out-of-bag
+    tandem bound of the vote of ALL the members: each pair of members is
+    evaluated on the rows out of bag for both, and ``m`` is the smallest such set
+    (:ref:`theory-out-of-bag`; Masegosa et al., 2020).
+
+    Parameters
+    ----------
+    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
+early_stopping_patience, device, random_state, verbose, n_jobs
+        See :class:`MajorityVoteClassifier`.
+
+    Attributes
+    ----------
+    bound_ : float
+        Certified upper bound on the true risk of ``predict``.
+    certificate_ : Certificate
+        Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import SecondOrderBoundClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = SecondOrderBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
+    >>> 0 < clf.bound_ <= 1
+    True
+    """
+
+    _bound_name = "SO"
+
+    def _statistics(self, r_lo, r_hi, xp_mean):
+        return {"tandem": xp_mean(r_hi * r_hi)}
+
+    def _bound_value(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import second_order_bound
+
+        return second_order_bound(stats["tandem"], kl, m, delta, weights=weights)
+
+    def _training_objective(self, stats, kl, m, weights, delta):
+        return 4 * _training_upper(stats["tandem"], 2 * kl, m, delta, weights)
