@@ -95,7 +95,7 @@ def _delta(text):
 
 
 def _dataset(text):
-    from skpacbayes.datasets import _canonical_name
+    from skpacbayes.datasets._catalogue import _canonical_name
 
     try:
         return _canonical_name(text)

@@ -13,12 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skpacbayes import datasets
 from skpacbayes.datasets import (
     DATA_HOME_ENV,
     DATASET_NAMES,
     EMBEDDED_DATASETS,
     MIRROR_ENV,
+    _catalogue,
+    _fetch,
     available_datasets,
     dataset_info,
     fetch_dataset,
@@ -548,7 +549,7 @@ def test_fetch_public_layout_verified_on_data(data_home, tmp_path, serve, monkey
     url, _ = serve(tmp_path / "public")
     monkeypatch.delenv(MIRROR_ENV, raising=False)
     public = (("svmguide1", url + "svmguide1"), ("svmguide1.t", url + "svmguide1.t"))
-    monkeypatch.setitem(datasets._SOURCES, "svmguide1", public)
+    monkeypatch.setitem(_catalogue._SOURCES, "svmguide1", public)
     bunch = fetch_dataset("svmguide1", data_home=tmp_path / "cache")
     np.testing.assert_array_equal(bunch.data, loaded("svmguide1").data)
     assert bunch.n_train == 3089
@@ -562,7 +563,7 @@ def test_fetch_public_layout_verified_on_data(data_home, tmp_path, serve, monkey
     (tmp_path / "public" / "svmguide1.t").write_bytes(corrupted)
     with pytest.raises(ValueError, match="sha256 mismatch for the parsed data") as excinfo:
         fetch_dataset("svmguide1", data_home=tmp_path / "cache2")
-    assert datasets._DATA_SHA256["svmguide1"] in str(excinfo.value)
+    assert _catalogue._DATA_SHA256["svmguide1"] in str(excinfo.value)
     assert list((tmp_path / "cache2" / "svmguide1").iterdir()) == []
 
 
@@ -592,13 +593,13 @@ def test_fetch_embedded_needs_no_network(tmp_path, monkeypatch):
 
 def test_public_sources_are_accepted_layouts():
     for name in DATASET_NAMES:
-        files = tuple(f for f, _ in datasets._SOURCES[name])
+        files = tuple(f for f, _ in _catalogue._SOURCES[name])
         assert files in dataset_info(name).layouts, name
-        for _, url in datasets._SOURCES[name]:
+        for _, url in _catalogue._SOURCES[name]:
             assert url.startswith(("https://", "http://")), url
 
 
-@pytest.mark.parametrize("name", sorted(datasets._DATA_SHA256))
+@pytest.mark.parametrize("name", sorted(_catalogue._DATA_SHA256))
 def test_data_checksums_match_reference_copies(name, loaded):
     bunch = loaded(name)
-    assert datasets._data_sha256(bunch.data, bunch.target) == datasets._DATA_SHA256[name]
+    assert _fetch._data_sha256(bunch.data, bunch.target) == _catalogue._DATA_SHA256[name]
