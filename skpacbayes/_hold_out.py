@@ -296,8 +296,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (dense, finite).
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (finite; sparse input is converted to CSR).
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
 
