@@ -57,6 +57,7 @@ import numpy as np
 from scipy import special
 
 import skpacbayes as skp
+from skpacbayes.model_selection import BoundSelectionClassifier
 from skpacbayes.voters import OutOfBagVoters, SplitForest, StumpBank
 
 __all__ = [
@@ -213,7 +214,7 @@ class Config:
         return f"{name}({extra})" if extra else name
 
     def make(self, delta, seed, max_epochs, batch_size):
-        cls = getattr(skp, self.estimator)
+        cls = getattr(skp, self.estimator, None)
         if self.voters == "stumps":
             voters = StumpBank(n_thresholds=10, feature_range=FEATURE_RANGE)
         elif self.voters == "forest":
@@ -230,8 +231,22 @@ class Config:
             voters = RandomForestClassifier(n_estimators=10)
         else:  # pragma: no cover
             raise ValueError(self.voters)
+        if self.estimator == "BoundSelectionClassifier":
+            # one candidate per second family name in params: FO and SO on the same voters
+            candidates = [
+                getattr(skp, name)(
+                    voters=voters,
+                    posterior=self.posterior,
+                    max_epochs=max_epochs,
+                    batch_size=batch_size,
+                    random_state=seed,
+                )
+                for name in ("FirstOrderBoundClassifier", "SecondOrderBoundClassifier")
+            ]
+            return BoundSelectionClassifier(candidates, delta=delta)
         kwargs = {
             "voters": voters,
+            "estimator": voters,  # CertifiedVoteClassifier's name for the ensemble
             "posterior": self.posterior,
             "delta": delta,
             "max_epochs": max_epochs,
@@ -300,14 +315,6 @@ def _forest_configs():
         Config("PartitionBoundClassifier", "dirichlet", t, "forest", (("tighten", False),)),
         Config("OccamBoundClassifier", "categorical", t, "forest"),
         Config("HoldOutBoundClassifier", "categorical", t, "forest", _HALVES),
-        Config(
-            "CertifiedVoteClassifier",
-            "categorical",
-            t,
-            "forest",
-            (("validation_fraction", (0.2, 0.5)),),
-            reps_factor=0.5,
-        ),
     ]
 
 
@@ -331,6 +338,22 @@ def _new_bank_configs():
     ]
 
 
+def _default_path_configs():
+    """Selections and defaults: each estimator as a user calls it, with a small ensemble."""
+    return [
+        # the hold-out's default fractions, out-of-bag candidates and the "balanced" rule
+        Config("CertifiedVoteClassifier", "categorical", "blobs3", "rf10"),
+        Config("CertifiedVoteClassifier", "categorical", "mixture", "rf10"),
+        # with its out-of-bag candidates (FO and tandem on the bagged ensemble of every row)
+        Config(
+            "CertifiedVoteClassifier", "categorical", "blobs3", "rf10", (("selection", "accuracy"),)
+        ),
+        Config("HoldOutBoundClassifier", "categorical", "blobs3", "rf10"),
+        Config("BoundSelectionClassifier", "categorical", "shifted", "stumps"),
+        Config("BoundSelectionClassifier", "categorical", "blobs3", "oob"),
+    ]
+
+
 # "shifted": every estimator x every valid posterior (all informative there).
 # "mixture": FO (the reference PAC-Bayes bound, near-vacuous there) and the bounds
 # that are informative on it: partition with the heuristics, VC, margin, Occam.
@@ -342,6 +365,7 @@ CONFIGS = (
     + _common_configs("mixture")
     + _forest_configs()
     + _new_bank_configs()
+    + _default_path_configs()
 )
 
 
@@ -418,6 +442,7 @@ def _one(config, rep, deltas, m, seed, max_epochs, batch_size, n_test):
     seconds = time.perf_counter() - start
 
     def risk_of(model):
+        model = getattr(model, "best_estimator_", model)  # what a selection deploys
         if config.voters in ("stumps", "stumps_default"):
             return exact_risk(model, task), 0.0
         return mc_risk(model, task, n_test, np.random.default_rng([seed, rep, 1]))
