@@ -262,7 +262,9 @@ def _train_posteriors(estimator, problem, seed):
         verbose=estimator.verbose,
     )
     best = result.params
-    if estimator._bound_name != "VC":  # the VC baseline minimises a cross-entropy: no polish
+    # no polish for the VC baseline (it minimises a cross-entropy) nor for max_epochs=0 (the
+    # starting point is deployed as is)
+    if estimator._bound_name != "VC" and estimator.max_epochs > 0:
         with torch.no_grad():
             for p, b in zip(params, best, strict=True):
                 p.copy_(b)

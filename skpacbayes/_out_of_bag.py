@@ -21,8 +21,13 @@ import numpy as np
 import torch
 
 from skpacbayes._certificate import _KL_SLACK, _STAT_SLACK, Certificate
-from skpacbayes._fitting import FitResult, make_posterior
-from skpacbayes._training import resolve_device, train
+from skpacbayes._fitting import (
+    MIN_STEPS_PER_EPOCH,
+    POLISH_MAX_ITER,
+    FitResult,
+    make_posterior,
+)
+from skpacbayes._training import polish, resolve_device, train
 from skpacbayes._vote import _strict_argmax_is, weighted_vote_scores
 
 __all__ = ["OUT_OF_BAG_BOUNDS", "check_out_of_bag", "fit_out_of_bag", "out_of_bag_counts"]
@@ -186,7 +191,7 @@ def _train(estimator, emp, stat, size, n, n_classes, n_samples, seed):
         with torch.no_grad():
             return float(objective())
 
-    steps = max(1, math.ceil(n_samples / int(estimator.batch_size)))
+    steps = max(MIN_STEPS_PER_EPOCH, math.ceil(n_samples / int(estimator.batch_size)))
     result = train(
         [raw],
         lambda index: objective(),
@@ -199,8 +204,15 @@ def _train(estimator, emp, stat, size, n, n_classes, n_samples, seed):
         generator=generator,
         verbose=estimator.verbose,
     )
+    best = result.params[0]
     with torch.no_grad():
-        natural = post.natural(result.params[0].detach().to("cpu", torch.float64))
+        raw.copy_(best)
+    max_iter = POLISH_MAX_ITER if estimator.max_epochs > 0 else 0  # 0: the starting point
+    before, after = polish([raw], objective, max_iter=max_iter)
+    if after < before:
+        best = raw.detach()
+    with torch.no_grad():
+        natural = post.natural(best.detach().to("cpu", torch.float64))
     return natural.numpy().copy(), result.history, result.n_iter
 
 

@@ -125,7 +125,8 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     max_epochs : int, default=100
         Maximum number of training epochs. An epoch is one shuffled pass over the
         sample but at least 10 Adam steps (a sample smaller than ``batch_size``
-        gets 10 full-batch steps per epoch).
+        gets 10 full-batch steps per epoch). ``0`` deploys the starting point
+        (no training, no polish).
     batch_size : int, default=1024
         Mini-batch size (the bound term always uses the full sample size).
     learning_rate : float, default=0.1
