@@ -53,8 +53,6 @@ def out_of_bag_error(estimator, X, y):
     Returns
     -------
     error : float
-    n_rows : int
-        Rows the error is measured on (those some voter may evaluate).
 
     Examples
     --------
@@ -65,31 +63,22 @@ def out_of_bag_error(estimator, X, y):
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = FirstOrderBoundClassifier(voters=OutOfBagVoters(n_estimators=20, random_state=0),
     ...                                 random_state=0).fit(X, y)
-    >>> error, n_rows = out_of_bag_error(clf, X, y)
-    >>> bool(0 < error < 0.1), n_rows == len(y)
-    (True, True)
+    >>> bool(0 < out_of_bag_error(clf, X, y) < 0.1)
+    True
     """
     mask = estimator.voters_.evaluation_mask()
     votes = np.where(mask, estimator.voters_.votes(X), -1)  # -1: no class, no weight
     scores = weighted_vote_scores(votes, estimator.weights_, estimator.classes_.size)
     rows = mask.any(axis=1)
     y_idx = np.searchsorted(estimator.classes_, y)
-    return float(np.mean(~_strict_argmax_is(scores[rows], y_idx[rows]))), int(rows.sum())
+    return float(np.mean(~_strict_argmax_is(scores[rows], y_idx[rows])))
 
 
-def _standard_error(error, n_rows):
-    """Binomial standard error of an error rate measured on ``n_rows`` rows (floored at 1/n)."""
-    return np.sqrt(max(error * (1.0 - error), 1.0 / n_rows) / n_rows)
-
-
-def select(bounds, estimates, tolerance, sizes=None):
+def select(bounds, estimates, tolerance):
     """Index of the deployed candidate: the most accurate among the nearly tightest.
 
-    The candidates whose bound is at most ``(1 + tolerance)`` times the smallest
-    bound are eligible. The tightest candidate is deployed unless an eligible one
-    is estimated more accurate than it by more than the noise of the two
-    estimates (one standard error of their difference, from the ``sizes`` rows
-    each was measured on); then the most accurate of those is. Ties go to the
+    Among the candidates whose bound is at most ``(1 + tolerance)`` times the
+    smallest bound, the one with the smallest estimated error; ties go to the
     smaller bound, then to the earlier candidate.
 
     Parameters
@@ -97,10 +86,7 @@ def select(bounds, estimates, tolerance, sizes=None):
     bounds, estimates : sequence of float
         Each candidate's certified bound and estimated error.
     tolerance : float >= 0
-        ``0``: the tightest bound; ``inf``: every candidate is eligible.
-    sizes : sequence of int or None, default=None
-        Rows each estimate was measured on; ``None``: the estimates are taken as
-        exact (no noise allowance).
+        ``0``: the tightest bound; ``inf``: the most accurate estimate.
 
     Returns
     -------
@@ -114,27 +100,9 @@ def select(bounds, estimates, tolerance, sizes=None):
     (0, 1)
     >>> select(bounds, estimates, float("inf"))
     2
-
-    On 200 rows, 3.5 % against 3.0 % is noise (one standard error is about 1.8
-    points), so the tightest candidate stays; on 20000 rows it is not:
-
-    >>> select(bounds, estimates, 0.05, sizes=[200, 200, 200])
-    0
-    >>> select(bounds, estimates, 0.05, sizes=[20000, 20000, 20000])
-    1
     """
     limit = np.inf if np.isinf(tolerance) else (1.0 + tolerance) * min(bounds)
-    tightest = min(range(len(bounds)), key=lambda i: (bounds[i], i))
     eligible = [i for i, b in enumerate(bounds) if b <= limit]
-    if sizes is not None:
-        noise_ref = _standard_error(estimates[tightest], sizes[tightest])
-        eligible = [
-            i
-            for i in eligible
-            if i == tightest
-            or estimates[tightest] - estimates[i]
-            > np.hypot(noise_ref, _standard_error(estimates[i], sizes[i]))
-        ]
     return min(eligible, key=lambda i: (estimates[i], bounds[i], i))
 
 
@@ -143,15 +111,13 @@ def _fit_candidate(info, estimator, X, y):
     start = time.perf_counter()
     estimator.fit(X, y)
     if info["kind"] == "out_of_bag":
-        estimate, n_rows = out_of_bag_error(estimator, X, y)
-    else:  # the error on the held-out rows
-        estimate = float(estimator.certificate_.train_error)
-        n_rows = int(estimator.validation_indices_.size)
+        estimate = out_of_bag_error(estimator, X, y)
+    else:
+        estimate = float(estimator.certificate_.train_error)  # on the held-out rows
     entry = {
         **info,
         "bound": float(estimator.bound_),
         "estimated_error": estimate,
-        "estimate_rows": n_rows,
         "fit_time": time.perf_counter() - start,
     }
     return entry, estimator
@@ -183,11 +149,10 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         samples.
     selection : {"balanced", "bound", "accuracy"} or float >= 0, default="balanced"
         Which certified candidate is deployed: the most accurate (by estimated
-        error, beyond its noise) among those whose bound is at most
-        ``1 + selection`` times the smallest bound. ``"bound"`` is 0 (the
-        tightest), ``"accuracy"`` is infinity (the most accurate), ``"balanced"``
-        is 0.05 (give up at most 5 % of the certificate, relative, for a vote
-        measurably more accurate). See Notes.
+        error) among those whose bound is at most ``1 + selection`` times the
+        smallest bound. ``"bound"`` is 0 (the tightest), ``"accuracy"`` is
+        infinity (the most accurate), ``"balanced"`` is 0.05 (give up at most
+        5 % of the certificate, relative, for the most accurate vote). See Notes.
     out_of_bag : "auto" or bool, default="auto"
         Add the two out-of-bag candidates (one bagged ensemble of every row,
         fitted once and shared). ``"auto"``: only when ``selection`` accepts a
@@ -213,8 +178,7 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         ("FO" or "SO"), ``bound`` (at ``delta / K``), ``estimated_error`` (the
         candidate's error on rows its voters never saw: the held-out error, or
         the out-of-bag error of the weighted vote; an estimate of its accuracy,
-        not part of the certificate), ``estimate_rows`` (the rows that estimate
-        is measured on) and ``fit_time`` (seconds).
+        not part of the certificate) and ``fit_time`` (seconds).
     best_index_ : int
         Index of the deployed candidate in ``candidates_``.
     best_candidate_ : dict
@@ -251,18 +215,14 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
     **Selection.** Each candidate has its bound ``B_c`` and an estimate ``E_c``
     of its error on rows its voters never saw (the held-out rows; for the
     out-of-bag candidates, each row voted by the members that did not see it).
-    With tolerance ``t`` (``selection``), the candidates with
-    ``B_c <= (1 + t) min_c B_c`` are eligible, and the tightest candidate ``c*``
-    is deployed unless an eligible ``c`` is estimated more accurate by more than
-    the noise of the two estimates, ``E_c* - E_c > sqrt(s_c*^2 + s_c^2)`` with
-    ``s_c = sqrt(E_c (1 - E_c) / n_c)`` on the ``n_c`` rows of the estimate (floored
-    at ``1 / n_c``); then the most accurate of those is. Ties go to the smaller
-    bound, then to the earlier candidate. The estimates never enter ``bound_``;
-    they are noisy on small held-out sets (a few dozen rows), which is why the
-    default only trades a small, relative share of the bound, and only for a
-    difference the estimates can see: on tens of thousands of rows the
-    candidates' bounds are within a few percent of each other and the most
-    accurate vote is deployed, on a few hundred rows the tightest one is.
+    With tolerance ``t`` (``selection``), the deployed candidate is the one with
+    the smallest ``E_c`` among those with ``B_c <= (1 + t) min_c B_c``; ties go to
+    the smaller bound, then to the earlier candidate. The estimates never enter
+    ``bound_``; they are noisy on small held-out sets (a few dozen rows), which
+    is why the default only trades a small, relative share of the bound for
+    them: on tens of thousands of rows the candidates' bounds are within a few
+    percent of each other and the most accurate vote is deployed, on a few
+    hundred rows the tightest one is.
 
     Examples
     --------
@@ -412,7 +372,6 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
             [c["bound"] for c in self.candidates_],
             [c["estimated_error"] for c in self.candidates_],
             self._tolerance(),
-            [c["estimate_rows"] for c in self.candidates_],
         )
         self.best_estimator_ = results[self.best_index_][1]
         self.best_candidate_ = self.candidates_[self.best_index_]
