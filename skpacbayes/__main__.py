@@ -55,12 +55,13 @@ _DEMO = {
     "seeds": 1,
     "max_epochs": 10,
     "n_estimators": 50,
-    "posteriors": ("categorical", "gaussian"),
+    "posteriors": ("categorical",),
 }
 _DEMO_TEXT = (
     "With no arguments, skpacbayes runs a fast demo: `compare` on the embedded breast cancer "
-    "data, {seeds} seed, {max_epochs} epochs, every method with the categorical and gaussian "
-    "posteriors; the Vote column is CertifiedVoteClassifier, the recommended estimator."
+    "data, {seeds} seed, {max_epochs} epochs, every method with the categorical posterior "
+    "(add --posteriors dirichlet gaussian for the other families); the Certified column is "
+    "CertifiedVoteClassifier, the recommended estimator."
 ).format(**_DEMO)
 
 
