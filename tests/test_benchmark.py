@@ -254,7 +254,7 @@ def test_demo_arguments(monkeypatch, capsys):
             dict(
                 dataset=dataset,
                 seed=0,
-                method="Vote",
+                method="Certified",
                 posterior=p,
                 bound=0.3,
                 test_error=0.1,
@@ -262,16 +262,16 @@ def test_demo_arguments(monkeypatch, capsys):
                 fit_time=1.0,
                 n_iter=3,
                 delta=0.05,
-                chosen="gaussian",
+                chosen="categorical",
             )
-            for p in ("gaussian", "best")
+            for p in ("categorical", "best")
         ]
         return CompareResult(dataset, rows, {"seeds": 1, "delta": 0.05})
 
     monkeypatch.setattr(benchmark, "compare", fake_compare)
     assert main([]) == 0
     assert seen["dataset"] == "breast_cancer" and seen["seeds"] == 1
-    assert "gaussian" in seen["posteriors"]  # the Vote row (CertifiedVoteClassifier) needs it
+    assert "categorical" in seen["posteriors"]  # the Certified row (CertifiedVoteClassifier)
     assert seen["methods"] is None  # every method
     captured = capsys.readouterr()
-    assert "| Vote |" in captured.out and "CertifiedVoteClassifier" in captured.err
+    assert "| Certified |" in captured.out and "CertifiedVoteClassifier" in captured.err
