@@ -62,10 +62,10 @@ METHODS = {
 #: Gaussian PAC-Bayes vote on the shared split forest (prior t 1, t in 1, 2, 4, 8, untrained
 #: and trained, the tightest at delta / 8); HoldOut: the halves of that split forest; HOxx: a
 #: forest of ``n_estimators`` trees grown on 1 - f of the rows, certified on the held-out f;
-#: OOB-FO / OOB-SO: a random forest of ``n_estimators`` trees bagged on every row
-#: (``OutOfBagVoters``, shared by both rows), its trained Categorical vote certified by the
-#: out-of-bag first-order / tandem bound; Certified: ``CertifiedVoteClassifier`` with its
-#: defaults (its own forests).
+#: OOB-FO / OOB-SO: ``n_estimators`` random-forest trees, each grown on half the rows
+#: (``OutOfBagVoters`` with its defaults, shared by both rows), its trained Categorical vote
+#: certified by the out-of-bag first-order / tandem bound; Certified:
+#: ``CertifiedVoteClassifier`` with its defaults (its own forests).
 STRATEGIES = {
     "Vote": "gaussian",
     "HoldOut": "categorical",
@@ -254,13 +254,10 @@ def _voters_key(task, method):
 
 
 def _voters_for(task, method, seed, n_estimators, n_jobs):
-    from sklearn.ensemble import RandomForestClassifier
-
     from skpacbayes.voters import OutOfBagVoters, SplitForest, StumpBank
 
-    if method in OUT_OF_BAG:
-        forest = RandomForestClassifier(n_estimators=n_estimators)
-        return OutOfBagVoters(forest, random_state=seed, n_jobs=n_jobs)
+    if method in OUT_OF_BAG:  # the bank's defaults: random-forest trees on half the rows
+        return OutOfBagVoters(n_estimators=n_estimators, random_state=seed, n_jobs=n_jobs)
     if task == "binary" and method not in STRATEGIES:
         return StumpBank(random_state=seed)
     split = "single" if method == "VC" else "cross"
