@@ -3,7 +3,8 @@
 Usage::
 
     python benchmarks/bench_device.py [--rows 1000000] [--real-rows N] [--max-epochs 20]
-        [--repeats 3] [--cpu-only] [--compare-with PATH] [--tasks synthetic adult mnist]
+        [--repeats 3] [--cpu-only | --cuda-only] [--compare-with PATH]
+        [--tasks synthetic adult mnist]
         [--data-home /work/shared/datasets]
 
 Tasks (each an 80/20 stratified split, ``random_state=0``):
@@ -17,11 +18,12 @@ Tasks (each an 80/20 stratified split, ``random_state=0``):
 
 ``--real-rows`` keeps the first N rows (after a seeded shuffle) of adult and mnist (default:
 all). Each fit is timed ``--repeats`` times per device (median printed, fit = voters and
-training and certificate) with ``device="cpu"`` and, when CUDA is available and
-``--cpu-only`` is not given, ``device="cuda"`` (the CUDA columns print ``n/a (no CUDA)``
-otherwise). The certificate itself is always computed in float64 on the CPU; only the
-float32 training runs on the device. ``--compare-with PATH`` also times the CPU fits of the
-``skpacbayes`` package found under ``PATH`` (this script run in a subprocess with
+training and certificate) with ``device="cpu"`` (unless ``--cuda-only``: CPU columns
+``nan``) and, when CUDA is available and ``--cpu-only`` is not given, ``device="cuda"`` (the
+CUDA columns print ``n/a (no CUDA)`` otherwise). The certificate itself is always computed
+in float64 on the CPU; only the float32 training runs on the device. ``--compare-with PATH``
+also times the CPU fits of the ``skpacbayes`` package found under ``PATH`` (this script run
+in a subprocess with
 ``PYTHONPATH=PATH``, alternating with this checkout's runs, same machine, same session): the
 "before" column of a CPU speed comparison. Exits with status 1 if a CUDA bound differs from
 the CPU bound by more than ``--tolerance``.
@@ -29,6 +31,7 @@ the CPU bound by more than ``--tolerance``.
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -92,17 +95,17 @@ def _worker(args):
         sys.stdout.flush()
 
 
-def _run_other(path, args):
-    """CPU fits of the package under ``path``: ``{task: (seconds, bound, error)}``."""
-    command = [sys.executable, os.path.abspath(__file__), "--worker", "--tasks", *args.tasks]
+def _run_other(path, name, args):
+    """CPU fit of task ``name`` by the package under ``path``: ``(seconds, bound, error)``."""
+    command = [sys.executable, os.path.abspath(__file__), "--worker", "--tasks", name]
     command += ["--rows", str(args.rows), "--max-epochs", str(args.max_epochs)]
     command += ["--data-home", args.data_home]
     if args.real_rows is not None:
         command += ["--real-rows", str(args.real_rows)]
     env = {**os.environ, "PYTHONPATH": os.path.abspath(path)}
     out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
-    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    return {r["task"]: (r["seconds"], r["bound"], r["error"]) for r in rows}
+    (row,) = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return row["seconds"], row["bound"], row["error"]
 
 
 def _median(runs, k):
@@ -117,6 +120,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--tolerance", type=float, default=1e-6)
     parser.add_argument("--cpu-only", action="store_true")
+    parser.add_argument(
+        "--cuda-only", action="store_true", help="skip the CPU fits (their columns: n/a)"
+    )
     parser.add_argument("--compare-with", default=None)
     parser.add_argument("--tasks", nargs="+", choices=TASKS, default=list(TASKS))
     parser.add_argument("--data-home", default="/work/shared/datasets")
@@ -145,18 +151,21 @@ def main():
         runs = {"cpu": [], "cuda": [], "before": []}
         for _ in range(args.repeats):
             if args.compare_with:
-                runs["before"].append(_run_other(args.compare_with, args)[name])
-            runs["cpu"].append(_fit_once(X, y, params, "cpu", args.max_epochs))
+                runs["before"].append(_run_other(args.compare_with, name, args))
+            if not args.cuda_only:
+                runs["cpu"].append(_fit_once(X, y, params, "cpu", args.max_epochs))
             if cuda:
                 runs["cuda"].append(_fit_once(X, y, params, "cuda", args.max_epochs))
-        cpu_s, cpu_bound, cpu_err = (_median(runs["cpu"], k) for k in range(3))
+        cpu_s = cpu_bound = cpu_err = math.nan
+        if runs["cpu"]:
+            cpu_s, cpu_bound, cpu_err = (_median(runs["cpu"], k) for k in range(3))
         before = ""
         if args.compare_with:
             before = f" {_median(runs['before'], 0):12.2f} {_median(runs['before'], 1):12.6f}"
         if cuda:
             cuda_s, cuda_bound, cuda_err = (_median(runs["cuda"], k) for k in range(3))
             diff = abs(cuda_bound - cpu_bound)
-            worst = max(worst, diff)
+            worst = max(worst, 0.0 if math.isnan(diff) else diff)
             cuda_cols = f"{cuda_s:15.2f} {cpu_bound:10.6f} {cuda_bound:15.6f} {diff:8.1e}"
             tail = f" {cpu_err:8.4f} {cuda_err:9.4f}"
         else:

@@ -330,3 +330,50 @@ def test_the_branch_free_path_certifies_the_same_bound(cls, params):
         free = fit()
     assert free.bound_ == pytest.approx(cpu.bound_, abs=1e-6)
     np.testing.assert_allclose(free.history_, cpu.history_, rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------------------------
+# on a CUDA device: torch's own detector
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize(
+    ("cls", "params"),
+    [
+        (FirstOrderBoundClassifier, {"posterior": "categorical"}),
+        (FirstOrderBoundClassifier, {"posterior": "dirichlet"}),
+        (SecondOrderBoundClassifier, {"posterior": "gaussian"}),
+        (CBoundClassifier, {"posterior": "categorical"}),
+        (FirstOrderBoundClassifier, {"voters": SplitForest(n_estimators=6, random_state=0)}),
+        (SecondOrderBoundClassifier, {"voters": OutOfBagVoters(n_estimators=6, random_state=0)}),
+    ],
+)
+def test_cuda_training_steps_do_not_synchronise(monkeypatch, cls, params):
+    # torch.cuda.set_sync_debug_mode("error") raises on every synchronising CUDA call; it is
+    # on from the first mini-batch objective of an epoch to the epoch's full objective
+    def wrapped(params, batch_objective, full_objective, n_samples, **kwargs):
+        def batch(index):
+            torch.cuda.set_sync_debug_mode("error")
+            return batch_objective(index)
+
+        def full():
+            torch.cuda.set_sync_debug_mode("default")
+            return full_objective()
+
+        prepare = kwargs.get("prepare_epoch")
+        if prepare is not None:
+
+            def prepare_epoch(batches):
+                torch.cuda.set_sync_debug_mode("default")
+                return prepare(batches)
+
+            kwargs["prepare_epoch"] = prepare_epoch
+        try:
+            return train(params, batch, full, n_samples, **kwargs)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+
+    for module in (fitting, out_of_bag):
+        monkeypatch.setattr(module, "train", wrapped)
+    cpu = cls(max_epochs=3, batch_size=64, random_state=0, **params).fit(_X, _Y)
+    cuda = cls(max_epochs=3, batch_size=64, random_state=0, device="cuda", **params).fit(_X, _Y)
+    assert cuda.bound_ == pytest.approx(cpu.bound_, abs=1e-6)
