@@ -13,7 +13,7 @@ import torch
 
 from skpacbayes._certificate import _KL_SLACK, _STAT_SLACK, Certificate, effective_voters
 from skpacbayes._deployed import deployed_classifier, partition_terms
-from skpacbayes._training import polish, resolve_device, train
+from skpacbayes._training import polish, resolve_device, to_device, train
 from skpacbayes._vote import _strict_argmax_is, weighted_vote_scores
 from skpacbayes.posteriors._base import ErrorMask
 
@@ -220,10 +220,17 @@ def _train_posteriors(estimator, problem, seed):
     params = raws + ([alpha_raw] if h > 1 and fixed_alpha is None else [])
     delta = float(estimator.delta)
     mean = torch.mean
+    # constants of the objective, on the device once (a copy per step would wait for it)
+    m = torch.tensor(problem.m, dtype=torch.float32).to(device)
+    fixed_weights = None
+    if h == 1 or fixed_alpha is not None:
+        fixed_weights = _mixture(alpha_raw, fixed_alpha, h, torch.float32, device)
 
     def objective(raw_list, rows_list):
         nats = [post.natural(raw) for post, raw in zip(problem.posteriors, raw_list, strict=True)]
-        weights = _mixture(alpha_raw, fixed_alpha, h, torch.float32, device)
+        weights = fixed_weights
+        if weights is None:
+            weights = _mixture(alpha_raw, fixed_alpha, h, torch.float32, device)
         if estimator._bound_name == "VC":
             return _vote_cross_entropy(problem, nats, rows_list)
         stats = []
@@ -231,22 +238,36 @@ def _train_posteriors(estimator, problem, seed):
             r = problem.losses(g, nats[g], rows_list[g])
             stats.append(estimator._statistics(r, r, mean))
         kl = torch.stack([post.kl(nat) for post, nat in zip(problem.posteriors, nats, strict=True)])
-        return estimator._training_objective(_stack_stats(stats), kl, problem.m, weights, delta)
+        return estimator._training_objective(_stack_stats(stats), kl, m, weights, delta)
 
-    def batch_objective(index):
-        index = index.to(device)
-        rows_list = []
-        for g in range(h):
-            rows = problem.rows[g][index]
-            rows = rows[rows >= 0]
-            if rows.numel() == 0:
-                return torch.zeros((), device=device)
-            rows_list.append(rows)
+    rows_cpu = [rows.cpu() for rows in problem.rows]
+
+    def prepare_epoch(batches):
+        """Rows of each half in each mini-batch, found on the host, sent in one copy."""
+        plans, pieces, size = [], [], 0
+        for index in batches:
+            plan = []
+            for g in range(h):
+                rows = rows_cpu[g][index]
+                rows = rows[rows >= 0]
+                if rows.numel() == 0:
+                    plan = None  # a half without rows: a constant objective, no step
+                    break
+                plan.append((size, size + rows.numel()))
+                pieces.append(rows)
+                size += rows.numel()
+            plans.append(plan)
+        flat = to_device(torch.cat(pieces), device) if pieces else None
+        return [None if plan is None else [flat[a:b] for a, b in plan] for plan in plans]
+
+    def batch_objective(rows_list):
+        if rows_list is None:
+            return torch.zeros((), device=device)
         return objective(raws, rows_list)
 
     def full_objective():
         with torch.no_grad():
-            return float(objective(raws, [None] * h))
+            return objective(raws, [None] * h).detach()
 
     result = train(
         params,
@@ -260,6 +281,7 @@ def _train_posteriors(estimator, problem, seed):
         min_steps_per_epoch=MIN_STEPS_PER_EPOCH,
         generator=generator,
         verbose=estimator.verbose,
+        prepare_epoch=prepare_epoch,
     )
     best = result.params
     # no polish for the VC baseline (it minimises a cross-entropy) nor for max_epochs=0 (the

@@ -179,13 +179,14 @@ def _train(estimator, emp, stat, size, n, n_classes, n_samples, seed):
     emp32 = torch.from_numpy(emp).to(device=device, dtype=torch.float32)
     raw = post.init_raw(generator=generator, dtype=torch.float32, device=device)
     ones = torch.ones(1, dtype=torch.float32, device=device)
+    sizes = torch.tensor([size], dtype=torch.float32).to(device)  # once, not per step
     delta = float(estimator.delta)
 
     def objective():
         p = post.natural(raw)
         value = _statistic(p, emp32, stat).clamp(0.0, 1.0).reshape(1)
         kl = post.kl(p).reshape(1)
-        return estimator._training_objective({stat: value}, kl, [size], ones, delta)
+        return estimator._training_objective({stat: value}, kl, sizes, ones, delta)
 
     def full_objective():
         with torch.no_grad():

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 import torch
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["TrainingResult", "polish", "resolve_device", "train"]
+from skpacbayes._sync import trusted_inputs
+
+__all__ = ["TrainingResult", "polish", "resolve_device", "to_device", "train"]
 
 
 @dataclass
@@ -73,6 +75,17 @@ def resolve_device(device):
     return dev
 
 
+def to_device(x, device):
+    """Copy a host tensor to ``device`` without making the host wait for the device.
+
+    On CUDA the copy goes through pinned memory, asynchronously (a plain copy from pageable
+    memory synchronises); elsewhere it is ``x.to(device)``.
+    """
+    if torch.device(device).type == "cuda":
+        return x.pin_memory().to(device, non_blocking=True)
+    return x.to(device)
+
+
 def _epoch_batches(n_samples, batch_size, min_steps, generator):
     """Mini-batch indices of one epoch: whole shuffled passes until ``min_steps`` batches."""
     steps = 0
@@ -102,6 +115,7 @@ def train(
     verbose=0,
     log_every=10,
     logger=print,
+    prepare_epoch=None,
 ):
     """Minimise an objective with Adam over shuffled mini-batches.
 
@@ -113,8 +127,8 @@ def train(
         ``batch_objective(index)`` with ``index`` a 1-D ``torch.long`` tensor
         of sample positions returns a scalar tensor to minimise.
     full_objective : callable
-        ``full_objective()`` returns the objective on the full sample as a
-        float (evaluated without gradients); used for the learning-rate
+        ``full_objective()`` returns the objective on the full sample as a float or a
+        scalar tensor (evaluated without gradients); used for the learning-rate
         schedule, early stopping and the best-epoch checkpoint.
     n_samples : int
         Number of training samples (positions ``0 .. n_samples - 1``).
@@ -143,6 +157,11 @@ def train(
         converge (one step per epoch stopped haberman's Dirichlet training after 16 steps).
     generator : torch.Generator, optional
         CPU generator used to shuffle; never the global RNG.
+    prepare_epoch : callable, optional
+        ``prepare_epoch(batches)`` turns the list of the epoch's mini-batch index tensors (on
+        the CPU, drawn before the epoch starts) into the list of arguments passed to
+        ``batch_objective`` (e.g. the rows each mini-batch uses, computed on the host and
+        copied to the device in one transfer). Default: the index tensors themselves.
     verbose : int
         Print one line every ``log_every`` epochs when > 0.
     log_every : int
@@ -153,9 +172,18 @@ def train(
     Returns
     -------
     TrainingResult
-        When the training diverges (parameters or objective no longer finite after a step),
-        the parameters of the best epoch so far, and the loop stops with a
+        When the training diverges (parameters or objective no longer finite at the end of
+        an epoch), the parameters of the best epoch so far, and the loop stops with a
         ``ConvergenceWarning``.
+
+    Notes
+    -----
+    No step of an epoch reads a tensor's value, so that on an accelerator the host queues
+    the steps without waiting for the device: the steps run inside
+    :func:`skpacbayes._sync.trusted_inputs` (the bound functions and the posteriors skip
+    their value checks), a non-finite mini-batch objective contributes no gradient (masked
+    with ``torch.where`` instead of a test), and the finiteness of the parameters is checked
+    once per epoch, with the full-sample objective, in one read of the device.
 
     Raises
     ------
@@ -182,41 +210,50 @@ def train(
     def snapshot():
         return [p.detach().clone() for p in params]
 
-    best_value = float(full_objective())
+    best_value = float(full_objective())  # with the checks: a bad start raises here
     if not math.isfinite(best_value):
         best_value = math.inf
     result = TrainingResult(params=snapshot(), history=[best_value])
     stale = 0
     diverged = stepped = False
     for epoch in range(1, max_epochs + 1):
-        for index in _epoch_batches(n_samples, batch_size, min_steps_per_epoch, generator):
-            optimizer.zero_grad(set_to_none=True)
-            try:
-                loss = batch_objective(index)
-            except ValueError:
-                if not stepped:  # the initial parameters: a genuine error, not a divergence
-                    raise
-                # the bound checks reject the NaN statistics of diverged parameters (e.g.
-                # Dirichlet concentrations exp(raw) past the float32 range)
-                diverged = True
-                break
-            if not loss.requires_grad:  # constant objective: nothing to learn
-                continue
-            if not torch.isfinite(loss):
-                continue  # a non-finite mini-batch objective gives no usable direction
-            loss.backward()
-            optimizer.step()
-            stepped = True
-            if not all(bool(torch.isfinite(p).all()) for p in params):
-                diverged = True
-                break
-        if not diverged:
-            try:
-                value = float(full_objective())
-            except ValueError:  # as above: the objective of diverged parameters
-                if not stepped:
-                    raise
-                diverged = True
+        batches = list(_epoch_batches(n_samples, batch_size, min_steps_per_epoch, generator))
+        if prepare_epoch is not None:
+            batches = prepare_epoch(batches)
+        with trusted_inputs():
+            for index in batches:
+                optimizer.zero_grad(set_to_none=True)
+                try:
+                    loss = batch_objective(index)
+                except ValueError:
+                    if not stepped:  # the initial parameters: a genuine error, not a divergence
+                        raise
+                    diverged = True  # e.g. parameters past the float32 range
+                    break
+                if not loss.requires_grad:  # constant objective: nothing to learn
+                    continue
+                loss.backward()
+                # a non-finite mini-batch objective gives no usable direction: no gradient
+                finite = torch.isfinite(loss.detach())
+                for p in params:
+                    if p.grad is not None:
+                        p.grad = torch.where(finite, p.grad, 0.0)
+                optimizer.step()
+                stepped = True
+            if not diverged:
+                try:
+                    value = full_objective()
+                except ValueError:  # as above: the objective of diverged parameters
+                    if not stepped:
+                        raise
+                    diverged = True
+        if not diverged:  # the epoch's one read of the device: objective and finiteness
+            finite = torch.stack([torch.isfinite(p.detach()).all() for p in params]).all()
+            value, finite = torch.stack(
+                [torch.as_tensor(value, dtype=torch.float64).to(finite.device).reshape(()),
+                 finite.to(torch.float64)]
+            ).tolist()
+            diverged = not finite
         if diverged:  # the parameters left the finite range: keep the best epoch and stop
             with torch.no_grad():
                 for p, best in zip(params, result.params, strict=True):

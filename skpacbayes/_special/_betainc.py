@@ -9,6 +9,8 @@ import math
 
 import torch
 
+from skpacbayes._sync import branch_free
+
 from ._elementary import (
     _DIGAMMA_TAIL,
     _HALF_LOG_2PI,
@@ -461,6 +463,9 @@ def _betainc_half_with_grad(a, b, with_grad=True):
     a64 = a.detach().to(torch.float64).reshape(-1)
     b64 = b.detach().to(torch.float64).reshape(-1)
     shape = a.shape
+    if compute_dtype == torch.float32 and branch_free(a64):
+        parts = _betainc_half_train_branch_free(a64, b64, with_grad)
+        return tuple(None if t is None else t.reshape(shape).to(out_dtype) for t in parts)
     if compute_dtype == torch.float32 and a64.numel():
         # the common training case: every element on the training quadrature (no masks)
         s = a64 + b64
@@ -523,6 +528,55 @@ def _betainc_half_with_grad(a, b, with_grad=True):
         grad_a.reshape(shape).to(out_dtype),
         grad_b.reshape(shape).to(out_dtype),
     )
+
+
+def _betainc_half_train_branch_free(a, b, with_grad):
+    """The float32 (training) dispatch of :func:`_betainc_half_with_grad` without branches.
+
+    On an accelerator, choosing a method per element (boolean masks, ``nonzero``) would make
+    the host wait for the device at every step. Here every method of the training path runs
+    on every element (the elements outside its region on a harmless substitute argument) and
+    ``torch.where`` picks each element's value: the same numbers as the masked dispatch
+    (``tests/test_no_sync.py``), at the cost of evaluating all three rules. Float64 in and out.
+    """
+    valid = (a >= 0) & (b >= 0) & ~((a == 0) & (b == 0)) & ~(torch.isinf(a) & torch.isinf(b))
+    inf_a = valid & torch.isinf(a)  # Beta(inf, b): point mass at 1
+    inf_b = valid & torch.isinf(b) & ~inf_a  # point mass at 0
+    finite = valid & ~inf_a & ~inf_b
+    quad = finite & (torch.minimum(a, b) >= _QUAD_MIN)
+    fast = quad & (a + b <= _TRAIN_QUAD_MAX_S)
+    careful = quad & ~fast
+    cf = finite & ~quad
+    ten = torch.full_like(a, _QUAD_MIN)
+    fast_parts = _betainc_half_quad_train(
+        torch.where(fast, a, ten), torch.where(fast, b, ten), with_grad
+    )
+    careful_parts = _betainc_half_quad(
+        torch.where(careful, a, ten), torch.where(careful, b, ten), torch.float32
+    )
+    swap = a < b  # I(a, b) = 1 - I(b, a): the larger parameter first
+    one = torch.ones_like(a)
+    big = torch.where(cf, torch.where(swap, b, a), one)
+    sml = torch.where(cf, torch.where(swap, a, b), one)
+    v, g_big, g_sml = _betainc_half_cf_train(big, sml, with_grad)
+    nan = torch.full_like(a, math.nan)
+    edge = torch.where(inf_a, 0.0, torch.where(inf_b, 1.0, nan))
+    cf_value = torch.where(swap, 1.0 - v, v)
+    value = torch.where(
+        fast, fast_parts[0], torch.where(careful, careful_parts[0], torch.where(cf, cf_value, edge))
+    ).clamp(0.0, 1.0)
+    if not with_grad:
+        return value, None, None
+    edge = torch.where(inf_a | inf_b, 0.0, nan)
+    grads = []
+    for fast_g, careful_g, cf_g in (
+        (fast_parts[1], careful_parts[1], torch.where(swap, -g_sml, g_big)),
+        (fast_parts[2], careful_parts[2], torch.where(swap, -g_big, g_sml)),
+    ):
+        grads.append(
+            torch.where(fast, fast_g, torch.where(careful, careful_g, torch.where(cf, cf_g, edge)))
+        )
+    return value, grads[0], grads[1]
 
 
 class _BetaincHalf(torch.autograd.Function):

@@ -115,7 +115,20 @@ def gauss_legendre(n, dtype=torch.float64, device="cpu"):
     >>> round(float((w * x**4).sum()), 12)  # int_{-1}^{1} x^4 dx = 2/5
     0.4
     """
+    device = torch.device(device)
+    if device.type != "cpu":  # a copy to the device waits for it: once per (n, dtype, device)
+        return _gauss_legendre_on(int(n), dtype, device)
     x, w = _gauss_legendre_np(int(n))
+    return (
+        torch.as_tensor(x, dtype=dtype, device=device),
+        torch.as_tensor(w, dtype=dtype, device=device),
+    )
+
+
+@lru_cache(maxsize=64)
+def _gauss_legendre_on(n, dtype, device):
+    """:func:`gauss_legendre` on an accelerator, cached (the callers never write to it)."""
+    x, w = _gauss_legendre_np(n)
     return (
         torch.as_tensor(x, dtype=dtype, device=device),
         torch.as_tensor(w, dtype=dtype, device=device),

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import torch
 
+from skpacbayes._sync import branch_free
+
 from ._validation import dual
 
 __all__ = ["kl", "kl_inv_upper", "kl_inv_lower"]
@@ -54,6 +56,9 @@ def _kl(q: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
 
 
 _SECTIONS = 64
+# Fixed-count form (accelerators, no host synchronisation): _FIXED_STEPS steps shrink the
+# bracket to at most 64^-9 = 2^-54, or to where it stops shrinking; see _bisect.
+_FIXED_STEPS = 9
 
 
 def _bisect(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
@@ -62,9 +67,19 @@ def _bisect(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
     Each step evaluates kl at ``_SECTIONS - 1`` interior points of the current bracket in one
     vectorised call and keeps the sub-interval containing the root (kl(q || .) is monotone on
     each side of q), so the bracket shrinks 64-fold per step instead of 2-fold: about 10 steps
-    reach float64 resolution. It stops when no grid point lies strictly inside any bracket and
-    returns the CONSERVATIVE end (upper: hi, lower: lo), exactly as a bisection would.
+    reach float64 resolution. The bracket only ever moves to grid points with the root
+    inside, and a step where no grid point lies strictly inside any bracket changes nothing.
+    The CONSERVATIVE end (upper: hi, lower: lo) is returned, exactly as a bisection would.
+
+    float64 (the certificate) and the CPU: steps until no grid point lies strictly inside
+    any bracket (at most ``_MAX_ITER``). Other dtypes on an accelerator (the float32
+    training, see :func:`skpacbayes._sync.branch_free`): ``_FIXED_STEPS`` steps with no
+    stopping test, so that no step reads a value (no host synchronisation). These are the
+    adaptive search's first steps: the result is the same number wherever that search stops
+    within them (measured: every float32 root above ``2^-24``), and otherwise within
+    ``2^-48`` of it, on the same conservative side (``tests/test_no_sync.py``).
     """
+    adaptive = q.dtype == torch.float64 or not branch_free(q)
     with torch.no_grad():
         if upper:
             lo, hi = q.clone(), torch.ones_like(q)
@@ -72,11 +87,12 @@ def _bisect(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
             lo, hi = torch.zeros_like(q), q.clone()
         frac = torch.arange(1, _SECTIONS, dtype=q.dtype, device=q.device) / _SECTIONS
         qg, eg = q.unsqueeze(-1), eps.unsqueeze(-1)
-        for _ in range(_MAX_ITER):
+        for _ in range(_MAX_ITER if adaptive else _FIXED_STEPS):
             grid = lo.unsqueeze(-1) + (hi - lo).unsqueeze(-1) * frac  # monotone in frac
-            strictly = (grid > lo.unsqueeze(-1)) & (grid < hi.unsqueeze(-1))
-            if not bool(strictly.any()):
-                break  # the bracket stopped shrinking everywhere
+            if adaptive:
+                strictly = (grid > lo.unsqueeze(-1)) & (grid < hi.unsqueeze(-1))
+                if not bool(strictly.any()):
+                    break  # the bracket stopped shrinking everywhere
             inside = _kl(qg, grid) <= eg  # a prefix (upper) / a suffix (lower) of the grid
             count = inside.sum(-1, keepdim=True)
             if upper:  # inside <=> p <= root: lo = last inside point, hi = first outside point
@@ -97,7 +113,10 @@ def _bisect(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
                     first > 0, grid.gather(-1, (first - 1).clamp_min(0)), lo.unsqueeze(-1)
                 )
             lo, hi = new_lo.squeeze(-1), new_hi.squeeze(-1)
-        return hi if upper else lo
+        p = hi if upper else lo
+        if not adaptive:  # a NaN input leaves the bracket alone: let it show in the result
+            p = torch.where(torch.isnan(q) | torch.isnan(eps), torch.nan, p)
+        return p
 
 
 def _solve(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:

@@ -10,7 +10,9 @@ Every public function of :mod:`skpacbayes.bounds` is written once, in torch, and
   is returned as a Python float (0-d result) or a NumPy array.
 
 Checks on tensors that require grad are skipped (they would need a device synchronisation in
-the training hot path); everything else, including tensors that do not require grad, is checked.
+the training hot path), and so are all checks inside
+:func:`skpacbayes._sync.trusted_inputs` (the training epochs, whose inputs the training loop
+builds itself); everything else, including tensors that do not require grad, is checked.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+
+from skpacbayes._sync import checks_enabled
 
 __all__ = ["dual", "check_stat_tensor"]
 
@@ -136,6 +140,9 @@ def _to_tensor(value, dtype, device) -> torch.Tensor:
         return value.to(dtype=dtype, device=device)
     if isinstance(value, list | tuple) and _contains_tensor(value):
         return torch.stack([_to_tensor(v, dtype, device) for v in value])
+    if isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool):
+        # a fill, not a copy from the host (which would wait for an accelerator)
+        return torch.full((), float(value), dtype=dtype, device=device)
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -216,12 +223,13 @@ def dual(**kinds: str):
                     continue
                 check = _CHECKS[kind]
                 if isinstance(value, torch.Tensor):
-                    if check is not None and not value.requires_grad:
+                    if check is not None and not value.requires_grad and checks_enabled():
                         check(name, value)
                     values[name] = _to_tensor(value, dtype, device)
                 else:
                     cpu = _to_tensor(value, torch.float64, torch.device("cpu"))
-                    if check is not None and not any(t.requires_grad for t in _iter_tensors(value)):
+                    checked = check is not None and checks_enabled()
+                    if checked and not any(t.requires_grad for t in _iter_tensors(value)):
                         check(name, cpu)
                     values[name] = _to_tensor(value, dtype, device) if tensor_mode else cpu
             result = fn(*bound.args, **bound.kwargs)

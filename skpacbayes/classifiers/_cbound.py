@@ -61,7 +61,9 @@ early_stopping_patience, device, random_state, verbose, n_jobs
 
     def _training_objective(self, stats, kl, m, weights, delta):
         # where the Gibbs bound is >= 1/2 the C-bound is flat at 1: descend the Gibbs bound
+        import torch
+
+        # (a torch.where, not a test of the value: no host synchronisation in the training)
         g_up = _training_upper(stats["gibbs"], kl, m, delta / 2, weights)
-        if float(g_up.detach()) >= 0.5:
-            return 1 + g_up
-        return self._bound_value(stats, kl, m, weights, delta)
+        bound = self._bound_value(stats, kl, m, weights, delta)
+        return torch.where(g_up.detach() >= 0.5, 1 + g_up, bound)

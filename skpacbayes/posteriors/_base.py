@@ -16,6 +16,8 @@ from typing import ClassVar
 import numpy as np
 import torch
 
+from skpacbayes._sync import checks_enabled
+
 from ._random import _local_generator as _local_generator
 from ._random import _rand as _rand
 from ._random import _randn as _randn
@@ -371,7 +373,7 @@ class Posterior:
             raise ValueError(
                 f"votes must have shape (b, {self.n_voters}), got {tuple(votes.shape)}."
             )
-        if votes.numel():
+        if votes.numel() and checks_enabled():
             lo, hi = torch.aminmax(votes)
             if int(lo) < 0 or int(hi) >= self.n_classes:
                 raise ValueError(
@@ -383,14 +385,21 @@ class Posterior:
         y = _check_integer_tensor(y, "y", device)
         if y.dim() != 1 or y.shape[0] != votes.shape[0]:
             raise ValueError(f"y must have shape ({votes.shape[0]},), got {tuple(y.shape)}.")
-        if y.numel():
+        if y.numel() and checks_enabled():
             lo, hi = torch.aminmax(y)
             if int(lo) < 0 or int(hi) >= self.n_classes:
                 raise ValueError(f"y must be class indices in [0, {self.n_classes}).")
         return votes, y.to(votes.dtype)
 
     def _prior_like(self, nat):
-        return self.prior.to(dtype=nat.dtype, device=nat.device)
+        if nat.device.type == "cpu":
+            return self.prior.to(dtype=nat.dtype)
+        # a copy to an accelerator waits for it: once per dtype and device
+        cache = self.__dict__.setdefault("_prior_on", {})
+        key = (nat.dtype, nat.device)
+        if key not in cache:
+            cache[key] = self.prior.to(dtype=nat.dtype, device=nat.device)
+        return cache[key]
 
     @staticmethod
     def _exact(nat):

@@ -4,6 +4,8 @@ import math
 
 import torch
 
+from skpacbayes._sync import checks_enabled
+
 from ._base import Posterior, _as_float_tensor
 from ._random import _local_generator, init_noise
 from ._vote_sums import margin_is_nonpositive, split_weights, vote_sums
@@ -67,6 +69,7 @@ class Categorical(Posterior):
     def __init__(self, n_voters: int, n_classes: int = 2, prior=None):
         super().__init__(n_voters, n_classes, prior)
         self.loss_tolerance = 1e-12
+        self._prior_has_zeros = bool((self.prior == 0).any())
 
     def _resolve_prior(self, prior):
         if prior is None:
@@ -160,6 +163,8 @@ class Categorical(Posterior):
 
     def _checked(self, nat):
         nat = self._nat(nat)
+        if not checks_enabled():  # training epochs: no host synchronisation
+            return nat
         with torch.no_grad():
             bad = not bool(torch.isfinite(nat).all()) or bool((nat < 0).any())
             if bad or float(nat.sum()) <= 0:
@@ -192,7 +197,8 @@ class Categorical(Posterior):
         nat = self._checked(nat)
         p = nat / nat.sum()
         pi = self._prior_like(p)
-        if bool(((pi == 0) & (p > 0)).any()):
+        # a prior without zeros (the default) needs no look at p: no host synchronisation
+        if self._prior_has_zeros and bool(((pi == 0) & (p > 0)).any()):
             return torch.full((), math.inf, dtype=p.dtype, device=p.device)
         log_pi = torch.where(pi > 0, torch.log(pi.clamp_min(torch.finfo(pi.dtype).tiny)), 0.0)
         log_p = torch.log(p.clamp_min(torch.finfo(p.dtype).tiny))

@@ -5,6 +5,8 @@ import sys
 
 import torch
 
+from skpacbayes._sync import checks_enabled
+
 from .._special import betainc_half, digamma_minus_log, stirling_remainder
 from ._base import Posterior, _as_float_tensor
 from ._random import init_noise, log_gamma_variates
@@ -270,6 +272,8 @@ class Dirichlet(Posterior):
 
     def _checked(self, nat):
         nat = self._nat(nat)
+        if not checks_enabled():  # training epochs: no host synchronisation
+            return nat
         with torch.no_grad():
             if not bool(torch.isfinite(nat).all()) or bool((nat <= 0).any()):
                 raise ValueError(
