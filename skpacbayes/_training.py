@@ -250,8 +250,10 @@ def train(
         if not diverged:  # the epoch's one read of the device: objective and finiteness
             finite = torch.stack([torch.isfinite(p.detach()).all() for p in params]).all()
             value, finite = torch.stack(
-                [torch.as_tensor(value, dtype=torch.float64).to(finite.device).reshape(()),
-                 finite.to(torch.float64)]
+                [
+                    torch.as_tensor(value, dtype=torch.float64).to(finite.device).reshape(()),
+                    finite.to(torch.float64),
+                ]
             ).tolist()
             diverged = not finite
         if diverged:  # the parameters left the finite range: keep the best epoch and stop
