@@ -282,6 +282,36 @@ def estimators_table(log):
         )
 
 
+def summarise(rows, log):
+    """Per data set and pair, over the seeds: mean test error minus Occam's, and its spread.
+
+    The difference is paired (same split, same bank); ``se`` is its standard error over the
+    seeds (sample standard deviation / sqrt(seeds)). A pair passes on the mean when the mean
+    difference is at most the tolerance; the 95 % interval (mean +- 1.96 se) says whether a
+    failing mean is distinguishable from the tolerance on this many splits.
+    """
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["dataset"], r["method"], r["family"]), []).append(r)
+    log("")
+    log("Over the seeds: test error minus Occam's (points), paired per split")
+    log(
+        f"{'dataset':<26} {'method':<9} {'family':<12} seeds  mean diff     se"
+        "   95 % interval  pass"
+    )
+    for (dataset, method, family), group in groups.items():
+        diffs = 100 * np.array([r["test"] - r["occam"] for r in group])
+        if diffs.size < 2:
+            continue
+        mean = diffs.mean()
+        se = diffs.std(ddof=1) / np.sqrt(diffs.size)
+        ok = "ok" if mean <= 100 * TOLERANCE + 1e-9 else "FAIL"
+        log(
+            f"{dataset:<26} {method:<9} {family:<12} {diffs.size:5d} {mean:+10.2f} {se:6.2f} "
+            f"[{mean - 1.96 * se:+6.2f}, {mean + 1.96 * se:+6.2f}]  {ok}"
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-home", default="/work/shared/datasets")
@@ -328,6 +358,8 @@ def main():
     )
     for r in failed:
         log("FAIL " + format_row(r))
+    if args.seeds > 1:
+        summarise(rows, log)
     if args.out:
         with open(args.out, "w") as fh:
             fh.write("\n".join(lines) + "\n")

@@ -60,15 +60,18 @@ class Certificate:
         Bound-specific extras (e.g. the number of draws of the binomial bound,
         the chosen margin).
     n_effective_voters : int or None
-        How many voters the deployed classifier really uses: the smallest number
-        ``k`` such that the ``k`` largest absolute weights of the deployed vote
+        How many voters the deployed classifier really uses: 1 when one voter's
+        positive weight exceeds the absolute weights of all the others together (the
+        vote is then that voter's prediction on every input); otherwise the smallest
+        number ``k`` such that the ``k`` largest absolute weights of the deployed vote
         (``weights_``) hold at least 99 % of the total absolute weight (``0`` if
         every weight is zero). On split voters the deployed vote's weights already
         include the mixture weight of each half. For the Bayes classifier of a
         Gaussian mixture on split voters (``deployed_ == "mixture_bayes"``, not a
         linear vote) the count is taken on the posterior means, each half's scaled
-        by its mixture weight. A single best voter (:class:`OccamBoundClassifier`)
-        gives 1; ``None`` where the estimator does not report it.
+        by its mixture weight (the share rule only). A single best voter
+        (:class:`OccamBoundClassifier`) gives 1; ``None`` where the estimator does not
+        report it.
 
     Examples
     --------
@@ -99,8 +102,13 @@ class Certificate:
     n_effective_voters: int | None = None
 
 
-def effective_voters(weights, share=0.99):
-    """Smallest number of voters whose absolute weights hold ``share`` of the total.
+def effective_voters(weights, share=0.99, vote=True):
+    """How many voters a weighted vote really uses.
+
+    One if a single voter has a positive weight larger than the absolute weights of all
+    the others together (the vote then predicts that voter's class on every input, however
+    the others vote); otherwise the smallest number of voters whose absolute weights hold
+    ``share`` of the total.
 
     Parameters
     ----------
@@ -108,6 +116,9 @@ def effective_voters(weights, share=0.99):
         Weights of a vote (any sign).
     share : float, default=0.99
         Fraction of the total absolute weight to reach.
+    vote : bool, default=True
+        Whether ``weights`` are those of a weighted vote (the rule for a dominant voter
+        applies). ``False``: only the share of the weight counts.
 
     Returns
     -------
@@ -119,11 +130,19 @@ def effective_voters(weights, share=0.99):
     >>> from skpacbayes.classifiers import effective_voters
     >>> effective_voters([0.5, -0.3, 0.195, 0.005])
     3
+    >>> effective_voters([0.6, 0.1, 0.1, 0.1, 0.1])
+    1
     """
-    w = np.sort(np.abs(np.asarray(weights, dtype=np.float64)))[::-1]
+    signed = np.asarray(weights, dtype=np.float64)
+    w = np.sort(np.abs(signed))[::-1]
     total = w.sum()
     if not total > 0:
         return 0
+    top = signed[np.argmax(np.abs(signed))]
+    if vote and top > total - top:
+        # the top voter's class gets at least top - (the others' weight agreeing with it
+        # negatively) and every other class at most the others' positive weight
+        return 1
     # a relative allowance for the rounding of the cumulative sums (ties at exactly 99 %)
     reached = np.cumsum(w) >= share * total * (1 - 1e-12)
     return int(np.argmax(reached)) + 1

@@ -19,13 +19,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted
 
 from skpacbayes._hold_out import DEFAULT_FRACTIONS, HoldOutBoundClassifier, _fractions
 from skpacbayes._vote import _strict_argmax_is, weighted_vote_scores
 from skpacbayes.classifiers import FirstOrderBoundClassifier, SecondOrderBoundClassifier
 from skpacbayes.classifiers._base import validate_training_data
-from skpacbayes.model_selection import validated_for_predict
+from skpacbayes.model_selection import SelectedCandidateMixin
 
 __all__ = ["CertifiedVoteClassifier"]
 
@@ -123,7 +122,7 @@ def _fit_candidate(info, estimator, X, y):
     return entry, estimator
 
 
-class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
+class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstimator):
     """A vote of trees grown on (almost) every row, with a certificate that holds.
 
     Every candidate is a certified classifier fitted once, at ``delta / K``
@@ -386,124 +385,10 @@ class CertifiedVoteClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = self.best_estimator_.classes_
         return self
 
-    def recompute_bound(self, delta):
-        """Certificate of the fitted classifier at another total confidence level.
-
-        The deployed candidate is re-certified at ``delta / K`` from its stored
-        statistics (K candidates: the union bound still covers the choice made at
-        fit). Use it when this estimator is itself one of several strategies
-        compared with ``delta`` split over them.
-
-        Parameters
-        ----------
-        delta : float in (0, 1]
-            Total confidence parameter, fixed independently of the data.
-
-        Returns
-        -------
-        bound : float
-            Certified upper bound on the risk of ``predict`` at confidence
-            ``1 - delta`` (equal to ``bound_`` at the fitted ``delta``).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from sklearn.ensemble import RandomForestClassifier
-        >>> from skpacbayes import CertifiedVoteClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10),
-        ...                               random_state=0).fit(X, y)
-        >>> clf.recompute_bound(clf.delta) == clf.bound_
-        True
-        """
-        check_is_fitted(self)
-        if not 0 < delta <= 1:
-            raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
-        return self.best_estimator_.recompute_bound(delta / len(self.candidates_))
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True  # CSR end to end (the voter banks take it)
         return tags
 
-    def predict(self, X):
-        """Predict with the deployed candidate (the classifier ``bound_`` certifies).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted class labels.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from sklearn.ensemble import RandomForestClassifier
-        >>> from skpacbayes import CertifiedVoteClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10),
-        ...                               random_state=0).fit(X, y)
-        >>> clf.predict(X[:3])
-        array([0, 0, 0])
-        """
-        X = validated_for_predict(self, X)
-        return self.best_estimator_.predict(X)
-
-    def decision_function(self, X):
-        """Decision function of the deployed candidate.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Binary: one score per sample (positive for ``classes_[1]``);
-            multi-class: one score per class.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from sklearn.ensemble import RandomForestClassifier
-        >>> from skpacbayes import CertifiedVoteClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10),
-        ...                               random_state=0).fit(X, y)
-        >>> clf.decision_function(X[:2]).shape
-        (2, 3)
-        """
-        X = validated_for_predict(self, X)
-        return self.best_estimator_.decision_function(X)
-
-    def predict_proba(self, X):
-        """Class scores of the deployed candidate, normalised to sum to one.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            See :meth:`~skpacbayes.MajorityVoteClassifier.predict_proba`.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from sklearn.ensemble import RandomForestClassifier
-        >>> from skpacbayes import CertifiedVoteClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10),
-        ...                               random_state=0).fit(X, y)
-        >>> clf.predict_proba(X[:2]).sum(axis=1).round(6)
-        array([1., 1.])
-        """
-        X = validated_for_predict(self, X)
-        return self.best_estimator_.predict_proba(X)
+    def _n_candidates(self):
+        return len(self.candidates_)

@@ -425,11 +425,12 @@ def _certify(estimator, problem, natural, mixture, votes, y_idx, groups):
 
 def _effective_voters(vote_weights, deployed, mixture, groups):
     """``Certificate.n_effective_voters`` of the deployed classifier (see there)."""
-    weights = np.abs(np.asarray(vote_weights, dtype=np.float64))
+    weights = np.asarray(vote_weights, dtype=np.float64)
     if deployed == "mixture_bayes":  # the posterior means, each half's by its weight
-        weights = weights.copy()
+        weights = np.abs(weights)
         for g, a in zip(groups, mixture, strict=True):
             weights[g.voters] *= a
+        return effective_voters(weights, vote=False)
     return effective_voters(weights)
 
 

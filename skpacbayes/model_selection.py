@@ -49,7 +49,129 @@ def _fit_candidate(estimator, X, y):
     return estimator.fit(X, y)
 
 
-class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
+class SelectedCandidateMixin:
+    """What a selection estimator delegates to the candidate it deployed.
+
+    A selection estimator fits K certified candidates, each at ``delta / K``, and deploys
+    one of them (``best_estimator_``). Predictions are that candidate's; its certificate,
+    re-computed at ``delta / K``, certifies them (the union bound covers the choice).
+    The estimator names its K in ``_n_candidates``.
+    """
+
+    def _n_candidates(self):
+        raise NotImplementedError
+
+    def recompute_bound(self, delta):
+        """Certificate of the selected classifier at another total confidence level.
+
+        The selected candidate is re-certified at ``delta / K`` (K candidates): the
+        union bound still covers the choice made at fit.
+
+        Parameters
+        ----------
+        delta : float in (0, 1]
+            Total confidence parameter, fixed independently of the data.
+
+        Returns
+        -------
+        bound : float
+            Certified upper bound on the risk of ``predict`` at confidence ``1 - delta``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes.model_selection import BoundSelectionClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()] * 2).fit(X, y)
+        >>> sel.recompute_bound(sel.delta) == sel.bound_
+        True
+        """
+        check_is_fitted(self)
+        if not 0 < delta <= 1:
+            raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
+        return self.best_estimator_.recompute_bound(delta / self._n_candidates())
+
+    def predict(self, X):
+        """Predict with the selected candidate.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class labels; ``bound_`` certifies their error rate.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes.model_selection import BoundSelectionClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
+        >>> sel.predict(X[:5])
+        array([0, 0, 0, 0, 0])
+        """
+        X = validated_for_predict(self, X)
+        return self.best_estimator_.predict(X)
+
+    def decision_function(self, X):
+        """Decision function of the selected candidate.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            See :meth:`~skpacbayes.MajorityVoteClassifier.decision_function`.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes.model_selection import BoundSelectionClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
+        >>> sel.decision_function(X[:2])
+        array([-1., -1.])
+        """
+        X = validated_for_predict(self, X)
+        return self.best_estimator_.decision_function(X)
+
+    def predict_proba(self, X):
+        """Vote shares of the selected candidate.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            See :meth:`~skpacbayes.MajorityVoteClassifier.predict_proba`.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes.model_selection import BoundSelectionClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
+        >>> sel.predict_proba(X[:2]).shape
+        (2, 2)
+        """
+        X = validated_for_predict(self, X)
+        return self.best_estimator_.predict_proba(X)
+
+
+class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstimator):
     """Fit several certified classifiers and keep the tightest, validly.
 
     Every candidate is cloned and fitted on the same sample with confidence
@@ -168,114 +290,8 @@ class BoundSelectionClassifier(ClassifierMixin, BaseEstimator):
         )
         return tags
 
-    def recompute_bound(self, delta):
-        """Certificate of the selected classifier at another total confidence level.
-
-        The selected candidate is re-certified at ``delta / K`` (K candidates): the
-        union bound still covers the choice made at fit.
-
-        Parameters
-        ----------
-        delta : float in (0, 1]
-            Total confidence parameter, fixed independently of the data.
-
-        Returns
-        -------
-        bound : float
-            Certified upper bound on the risk of ``predict`` at confidence ``1 - delta``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()] * 2).fit(X, y)
-        >>> sel.recompute_bound(sel.delta) == sel.bound_
-        True
-        """
-        check_is_fitted(self)
-        if not 0 < delta <= 1:
-            raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
-        return self.best_estimator_.recompute_bound(delta / len(self.estimators_))
-
-    def predict(self, X):
-        """Predict with the selected candidate.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted class labels; ``bound_`` certifies their error rate.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
-        >>> sel.predict(X[:5])
-        array([0, 0, 0, 0, 0])
-        """
-        X = validated_for_predict(self, X)
-        return self.best_estimator_.predict(X)
-
-    def decision_function(self, X):
-        """Decision function of the selected candidate.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            See :meth:`~skpacbayes.MajorityVoteClassifier.decision_function`.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
-        >>> sel.decision_function(X[:2])
-        array([-1., -1.])
-        """
-        X = validated_for_predict(self, X)
-        return self.best_estimator_.decision_function(X)
-
-    def predict_proba(self, X):
-        """Vote shares of the selected candidate.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            See :meth:`~skpacbayes.MajorityVoteClassifier.predict_proba`.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
-        >>> sel.predict_proba(X[:2]).shape
-        (2, 2)
-        """
-        X = validated_for_predict(self, X)
-        return self.best_estimator_.predict_proba(X)
+    def _n_candidates(self):
+        return len(self.estimators_)
 
 
 def bound_scorer(estimator, X=None, y=None):
