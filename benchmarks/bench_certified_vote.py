@@ -172,9 +172,12 @@ def timing(name, data_home, old_src):
     here = str(Path(__file__).resolve().parents[1])
     for label, src in (("old", old_src), ("new", here)):
         env = {**os.environ, "PYTHONPATH": src}
+        # run from src: ``python -c`` puts the working directory first on sys.path, where a
+        # checkout's own package would shadow PYTHONPATH
         proc = subprocess.run(
             [sys.executable, "-c", _ONE_FIT, name, data_home],
             env=env,
+            cwd=src,
             capture_output=True,
             text=True,
             check=True,
