@@ -25,13 +25,18 @@ _EMULATE = contextvars.ContextVar("skpacbayes_emulate_device", default=False)
 
 
 @contextlib.contextmanager
-def trusted_inputs():
-    """Skip the value checks of internal calls (the training epochs) inside the block."""
-    token = _TRUSTED.set(True)
+def _switched_on(switch):
+    """Set the context variable ``switch`` to True for the block."""
+    token = switch.set(True)
     try:
         yield
     finally:
-        _TRUSTED.reset(token)
+        switch.reset(token)
+
+
+def trusted_inputs():
+    """Skip the value checks of internal calls (the training epochs) inside the block."""
+    return _switched_on(_TRUSTED)
 
 
 def checks_enabled():
@@ -39,14 +44,9 @@ def checks_enabled():
     return not _TRUSTED.get()
 
 
-@contextlib.contextmanager
 def emulate_device():
     """Inside the block, CPU tensors take the branch-free forms of an accelerator (tests)."""
-    token = _EMULATE.set(True)
-    try:
-        yield
-    finally:
-        _EMULATE.reset(token)
+    return _switched_on(_EMULATE)
 
 
 def branch_free(x):
