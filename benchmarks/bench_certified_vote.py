@@ -72,6 +72,14 @@ def _split(name, data_home, seed):
     return train_test_split(X, y, test_size=0.2, stratify=y, random_state=seed)
 
 
+def _describe(candidate):
+    """``0.1``, ``0.5 (half 1)`` or ``FO``: which candidate was deployed."""
+    if candidate["kind"] == "out_of_bag":
+        return candidate["out_of_bag_bound"]
+    half = candidate.get("half")
+    return candidate["validation_fraction"] if half is None else f"0.5 (half {half})"
+
+
 def run_one(name, data_home, seed):
     """One dataset and seed: the certified vote and the forest on the whole training split."""
     from sklearn.ensemble import RandomForestClassifier
@@ -90,7 +98,7 @@ def run_one(name, data_home, seed):
         "bound": clf.bound_,
         "test_error": float(np.mean(clf.predict(X_te) != y_te)),
         "rf_test_error": float(np.mean(rf.predict(X_te) != y_te)),
-        "chosen": chosen["validation_fraction"] or chosen["out_of_bag_bound"],
+        "chosen": _describe(chosen),
         "candidates": clf.candidates_,
         "fit_wall_s": wall,
         "fit_cpu_s": cpu,

@@ -1,13 +1,13 @@
 """The estimator to reach for first: a certified vote of trees, strong and tight.
 
-Candidates that can win, each fitted once and certified at ``delta / K``: the
-plain vote of a forest grown on ``1 - f`` of the rows, certified on the held-out
-``f`` (one candidate per validation fraction ``f``), and, where the rule can pick
-them, the forest grown on every row certified by the out-of-bag first-order and
-tandem bounds. All ``K`` statements hold together with probability at least
-``1 - delta`` (union bound), so the deployed candidate may be chosen by any rule
-without losing the certificate: the tightest bound, the best expected accuracy,
-or (the default) a balance of both.
+Candidates that can win, each fitted once and certified at its share of ``delta``:
+the plain vote of a forest grown on ``1 - f`` of the rows, certified on the held-out
+``f`` (one candidate per validation fraction ``f``; both halves for ``f = 0.5``),
+and, where the rule can pick them, the forest grown on every row certified by the
+out-of-bag first-order and tandem bounds. All statements hold together with
+probability at least ``1 - delta`` (union bound), so the deployed candidate may be
+chosen by any rule without losing the certificate: the tightest bound, the best
+expected accuracy, or (the default) a balance of both.
 """
 
 import time
@@ -20,7 +20,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 
-from skpacbayes._hold_out import DEFAULT_FRACTIONS, HoldOutBoundClassifier, _fractions
+from skpacbayes._hold_out import (
+    DEFAULT_FRACTIONS,
+    HoldOutBoundClassifier,
+    _fractions,
+    validation_rows,
+)
 from skpacbayes._vote import _strict_argmax_is, weighted_vote_scores
 from skpacbayes.classifiers import FirstOrderBoundClassifier, SecondOrderBoundClassifier
 from skpacbayes.classifiers._base import validate_training_data
@@ -105,6 +110,51 @@ def select(bounds, estimates, tolerance):
     return min(eligible, key=lambda i: (estimates[i], bounds[i], i))
 
 
+class _OtherHalfHoldOut(HoldOutBoundClassifier):
+    """The other half of a ``validation_fraction=0.5`` hold-out.
+
+    Same parameters and seed as the :class:`~skpacbayes.HoldOutBoundClassifier` it
+    mirrors, with the two sides of :func:`~skpacbayes._hold_out.validation_rows`
+    swapped: the ensemble is grown on the rows the mirrored hold-out certifies on, and
+    certified on the rows it grows on. Both rows sets are drawn from the seed and the
+    sample size alone, so Proposition 5 of the theory page applies to each half.
+    """
+
+    def _rows(self, n_samples, fraction, seed):
+        train, held_out = validation_rows(n_samples, fraction, seed)
+        return held_out, train
+
+
+def _half_ensemble(estimator):
+    """The ensemble each half grows: ``estimator`` with half its ``n_estimators``.
+
+    The two halves of a 0.5 split share one ensemble's members, as a split forest
+    does: ``None`` (``RandomForestClassifier(200)``) gives 100 trees per half, an
+    ensemble with an integer ``n_estimators >= 2`` gives ``n_estimators // 2``, and
+    any other classifier is grown as given on each half.
+    """
+    from sklearn.base import clone
+    from sklearn.ensemble import RandomForestClassifier
+
+    from skpacbayes._hold_out import DEFAULT_N_ESTIMATORS
+
+    if estimator is None:
+        return RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS // 2)
+    n = estimator.get_params(deep=False).get("n_estimators")
+    if isinstance(n, Integral) and not isinstance(n, bool) and n >= 2:
+        return clone(estimator).set_params(n_estimators=int(n) // 2)
+    return estimator
+
+
+def _weight(info):
+    """A candidate's weight in the split of ``delta``: the share of rows it is certified on.
+
+    ``f`` for the hold-out of a fraction ``f`` (each half of a 0.5 split: 0.5), and one
+    half for each out-of-bag candidate (every voter's out-of-bag share by default).
+    """
+    return info["validation_fraction"] if info["kind"] == "holdout" else 0.5
+
+
 def _fit_candidate(info, estimator, X, y):
     """Fit one candidate; return its description (bound, estimated error, time) and itself."""
     start = time.perf_counter()
@@ -125,11 +175,13 @@ def _fit_candidate(info, estimator, X, y):
 class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstimator):
     """A vote of trees grown on (almost) every row, with a certificate that holds.
 
-    Every candidate is a certified classifier fitted once, at ``delta / K``
-    (``K`` candidates): for each validation fraction ``f``, the plain vote of
+    Every candidate is a certified classifier fitted once, at its share of
+    ``delta`` (see Notes): for each validation fraction ``f``, the plain vote of
     ``estimator`` grown on ``1 - f`` of the rows, certified on the held-out
     ``f`` by the test-set bound (:class:`~skpacbayes.HoldOutBoundClassifier`);
-    with ``out_of_bag``, the weighted vote of ``estimator`` bagged on every row
+    for ``f = 0.5``, both halves (each half's vote certified on the other half,
+    the two sharing the ensemble's ``n_estimators``); with ``out_of_bag``, the
+    weighted vote of ``estimator`` bagged on every row
     (:class:`~skpacbayes.voters.OutOfBagVoters`), certified by the out-of-bag
     first-order and tandem bounds (:class:`~skpacbayes.FirstOrderBoundClassifier`,
     :class:`~skpacbayes.SecondOrderBoundClassifier`, Categorical posterior).
@@ -140,16 +192,18 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
     ----------
     estimator : scikit-learn classifier or None, default=None
         The ensemble each candidate grows (unfitted; cloned per candidate). Its
-        members vote (the trees of a forest). ``None``:
+        members vote (the trees of a forest). The two halves of ``f = 0.5`` grow
+        ``n_estimators // 2`` members each when it has an integer ``n_estimators``
+        (at least 2), as a split forest does. ``None``:
         ``RandomForestClassifier(n_estimators=200)`` for the hold-out candidates and
         ``OutOfBagVoters(n_estimators=200)`` for the out-of-bag ones (the same trees,
         each grown on half the rows without replacement: every tree sees half of the
         sample out of bag and every pair a quarter, where a bootstrap leaves about
         37 % and 14 %).
     validation_fraction : float or sequence of float in (0, 1), default=(0.1, 0.2, 0.5)
-        One hold-out candidate per fraction (fixed before the data). Small
-        fractions give a stronger vote, large ones a tighter bound on small
-        samples.
+        One hold-out candidate per fraction (fixed before the data); ``0.5``
+        gives two, one per half. Small fractions give a stronger vote, large ones
+        a tighter bound on small samples.
     selection : {"balanced", "bound", "accuracy"} or float >= 0, default="balanced"
         Which certified candidate is deployed: the most accurate (by estimated
         error) among those whose bound is at most ``1 + selection`` times the
@@ -165,7 +219,8 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         hold-out bounds wherever the trees err (:ref:`strategies`), so under the
         other rules they would only cost time and a share of ``delta``.
     delta : float in (0, 1], default=0.05
-        Total confidence budget, split evenly over the candidates.
+        Total confidence budget, split over the candidates in proportion to the
+        share of rows each is certified on (see Notes).
     random_state : int, RandomState instance or None, default=None
         Seeds the held-out rows and the ensembles.
     n_jobs : int or None, default=None
@@ -177,8 +232,10 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
     ----------
     candidates_ : list of dict
         One entry per candidate, in the order fitted: ``kind`` ("holdout" or
-        "out_of_bag"), ``validation_fraction`` (hold-out) or ``out_of_bag_bound``
-        ("FO" or "SO"), ``bound`` (at ``delta / K``), ``estimated_error`` (the
+        "out_of_bag"), ``validation_fraction`` (hold-out), ``half`` (0 or 1 for
+        the two halves of ``0.5``, None otherwise), ``out_of_bag_bound`` ("FO" or
+        "SO"), ``delta`` (the candidate's share), ``bound`` (at that share),
+        ``estimated_error`` (the
         candidate's error on rows its voters never saw: the held-out error, or
         the out-of-bag error of the weighted vote; an estimate of its accuracy,
         not part of the certificate) and ``fit_time`` (seconds).
@@ -191,7 +248,7 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         candidates' ensembles are not kept.
     certificate_ : Certificate
         Ingredients of the deployed candidate's bound (its ``delta`` is the
-        share ``delta / K``).
+        candidate's share).
     bound_ : float
         Certified bound on the error rate of ``predict`` at confidence ``1 - delta``.
     n_iter_ : int
@@ -209,11 +266,19 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
     Notes
     -----
     **Certificate.** Candidate ``c`` states ``R(h_c) <= B_c`` with probability at
-    least ``1 - delta / K``; by the union bound all ``K`` statements hold
-    together with probability at least ``1 - delta``, so ``R(h) <= B`` holds for
-    the deployed pair ``(h, B)`` whichever way it was chosen, from any data
+    least ``1 - delta_c``; by the union bound all statements hold together with
+    probability at least ``1 - sum_c delta_c = 1 - delta``, so ``R(h) <= B`` holds
+    for the deployed pair ``(h, B)`` whichever way it was chosen, from any data
     (:ref:`theory-selection`). Only i.i.d. training examples are assumed; the
-    candidate list is fixed before seeing the data.
+    candidate list and the shares are fixed before seeing the data.
+
+    **Shares of delta.** ``delta_c = delta w_c / sum_c' w_c'`` with ``w_c`` the
+    share of the rows candidate ``c`` is certified on: ``f`` for a hold-out of
+    ``f`` (each half of ``0.5``: 0.5), 0.5 for each out-of-bag candidate. A
+    candidate certified on few rows rarely gives the tightest bound where the
+    bounds differ most (small samples), and on large samples its smaller share
+    costs little: the default ``(0.1, 0.2, 0.5)`` gives the four hold-outs
+    ``delta / 13``, ``2 delta / 13`` and ``5 delta / 13`` per half.
 
     **Selection.** Each candidate has its bound ``B_c`` and an estimate ``E_c``
     of its error on rows its voters never saw (the held-out rows; for the
@@ -235,8 +300,10 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
     >>> X, y = load_digits(return_X_y=True)
     >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=20),
     ...                               validation_fraction=(0.2, 0.5), random_state=0).fit(X, y)
-    >>> [c["validation_fraction"] for c in clf.candidates_], bool(0 < clf.bound_ < 0.2)
-    ([0.2, 0.5], True)
+    >>> [(c["validation_fraction"], c["half"]) for c in clf.candidates_]
+    [(0.2, None), (0.5, 0), (0.5, 1)]
+    >>> bool(0 < clf.bound_ < 0.2), [round(c["delta"], 4) for c in clf.candidates_]
+    (True, [0.0083, 0.0208, 0.0208])
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -285,22 +352,36 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
                 "estimator must be a scikit-learn classifier (e.g. RandomForestClassifier), "
                 f"not a voter bank; got {type(self.estimator).__name__}."
             )
-        candidates = [
-            (
-                {"kind": "holdout", "validation_fraction": f, "out_of_bag_bound": None},
-                HoldOutBoundClassifier(
-                    voters=self.estimator,
-                    validation_fraction=f,
-                    random_state=seed,
-                    n_jobs=self.n_jobs,
-                ),
-            )
-            for f in _fractions(self.validation_fraction)
-        ]
+        candidates = []
+        for f in _fractions(self.validation_fraction):
+            if f != 0.5:
+                candidates.append(
+                    (
+                        {"kind": "holdout", "validation_fraction": f, "half": None},
+                        HoldOutBoundClassifier(voters=self.estimator, validation_fraction=f),
+                    )
+                )
+                continue
+            half = _half_ensemble(self.estimator)  # the two halves share the members
+            candidates += [
+                (
+                    {"kind": "holdout", "validation_fraction": f, "half": index},
+                    cls(voters=half, validation_fraction=f),
+                )
+                for index, cls in enumerate((HoldOutBoundClassifier, _OtherHalfHoldOut))
+            ]
+        for info, est in candidates:
+            info["out_of_bag_bound"] = None
+            est.set_params(random_state=seed, n_jobs=self.n_jobs)
         if self._use_out_of_bag():
             candidates += [
                 (
-                    {"kind": "out_of_bag", "validation_fraction": None, "out_of_bag_bound": name},
+                    {
+                        "kind": "out_of_bag",
+                        "validation_fraction": None,
+                        "half": None,
+                        "out_of_bag_bound": name,
+                    },
                     cls(posterior="categorical", random_state=seed),
                 )
                 for name, cls in _OUT_OF_BAG.items()
@@ -352,7 +433,8 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         X, y, _ = validate_training_data(self, X, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         candidates = self._candidates(seed)
-        share = float(self.delta) / len(candidates)
+        weights = np.array([_weight(info) for info, _ in candidates])
+        shares = weights / weights.sum()
         if any(info["kind"] == "out_of_bag" for info, _ in candidates):
             bank = self._out_of_bag_voters(X, y, seed)  # grown once, shared by FO and SO
             for info, est in candidates:
@@ -360,15 +442,20 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
                     est.set_params(voters=bank)
         # every candidate is fitted once, through joblib (a dask backend spreads them out)
         results = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_candidate)(info, est.set_params(delta=share), X, y)
-            for info, est in candidates
+            delayed(_fit_candidate)(
+                {**info, "delta": float(self.delta * share)},
+                est.set_params(delta=float(self.delta * share)),
+                X,
+                y,
+            )
+            for (info, est), share in zip(candidates, shares, strict=True)
         )
         self.candidates_ = [entry for entry, _ in results]
         if self.verbose:
             for index, entry in enumerate(self.candidates_):
                 print(
                     f"candidate {index} {entry['kind']} "
-                    f"(fraction {entry['validation_fraction']}, bound "
+                    f"(fraction {entry['validation_fraction']}, half {entry['half']}, bound "
                     f"{entry['out_of_bag_bound']}): bound {entry['bound']:.4f}, estimated "
                     f"error {entry['estimated_error']:.4f} ({entry['fit_time']:.1f} s)"
                 )
@@ -377,6 +464,7 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
             [c["estimated_error"] for c in self.candidates_],
             self._tolerance(),
         )
+        self._shares = tuple(float(share) for share in shares)
         self.best_estimator_ = results[self.best_index_][1]
         self.best_candidate_ = self.candidates_[self.best_index_]
         self.certificate_ = self.best_estimator_.certificate_
@@ -390,5 +478,5 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         tags.input_tags.sparse = True  # CSR end to end (the voter banks take it)
         return tags
 
-    def _n_candidates(self):
-        return len(self.candidates_)
+    def _deployed_share(self):
+        return self._shares[self.best_index_]

@@ -339,11 +339,15 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             return None if own_rule else DEFAULT_FRACTIONS
         return _fractions(self.validation_fraction)
 
+    def _rows(self, n_samples, fraction, seed):
+        """Training and held-out rows of one fraction (:func:`validation_rows`)."""
+        return validation_rows(n_samples, fraction, seed)
+
     def _fit_fractions(self, X, y, y_idx, seed, fractions):
         share = float(self.delta) / len(fractions)
         errors, sizes, values, best = [], [], [], None
         for f in fractions:
-            train, held = validation_rows(X.shape[0], f, seed)
+            train, held = self._rows(X.shape[0], f, seed)
             if np.unique(y_idx[train]).size < 2:
                 raise ValueError(
                     f"The {train.size} training rows left by validation_fraction={f} hold a "

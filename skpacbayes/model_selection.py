@@ -52,20 +52,23 @@ def _fit_candidate(estimator, X, y):
 class SelectedCandidateMixin:
     """What a selection estimator delegates to the candidate it deployed.
 
-    A selection estimator fits K certified candidates, each at ``delta / K``, and deploys
-    one of them (``best_estimator_``). Predictions are that candidate's; its certificate,
-    re-computed at ``delta / K``, certifies them (the union bound covers the choice).
-    The estimator names its K in ``_n_candidates``.
+    A selection estimator fits K certified candidates, candidate ``c`` at a share
+    ``delta * w_c`` of the confidence budget (``w_c`` fixed before the data, summing to
+    1; ``1 / K`` each unless the estimator says otherwise), and deploys one of them
+    (``best_estimator_``). Predictions are that candidate's; its certificate, re-computed
+    at its share, certifies them (the union bound covers the choice). The estimator
+    names the deployed candidate's ``w_c`` in ``_deployed_share``.
     """
 
-    def _n_candidates(self):
+    def _deployed_share(self):
         raise NotImplementedError
 
     def recompute_bound(self, delta):
         """Certificate of the selected classifier at another total confidence level.
 
-        The selected candidate is re-certified at ``delta / K`` (K candidates): the
-        union bound still covers the choice made at fit.
+        The selected candidate is re-certified at its share of ``delta`` (``delta / K``
+        with K candidates, unless the estimator documents other shares): the union
+        bound still covers the choice made at fit.
 
         Parameters
         ----------
@@ -90,7 +93,7 @@ class SelectedCandidateMixin:
         check_is_fitted(self)
         if not 0 < delta <= 1:
             raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
-        return self.best_estimator_.recompute_bound(delta / self._n_candidates())
+        return self.best_estimator_.recompute_bound(delta * self._deployed_share())
 
     def predict(self, X):
         """Predict with the selected candidate.
@@ -290,8 +293,8 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         )
         return tags
 
-    def _n_candidates(self):
-        return len(self.estimators_)
+    def _deployed_share(self):
+        return 1.0 / len(self.estimators_)
 
 
 def bound_scorer(estimator, X=None, y=None):

@@ -214,23 +214,50 @@ def test_invalid_validation_fractions_are_refused(digits):
         HoldOutBoundClassifier(_forest(), validation_fraction=0.9, random_state=0).fit(X, y)
 
 
-def test_certified_vote_certifies_every_candidate_at_delta_over_k(digits):
+def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
+    from skpacbayes._certified_vote import _OtherHalfHoldOut
+
     X_tr, X_te, y_tr, y_te = digits
     fractions = (0.1, 0.3, 0.5)
     clf = CertifiedVoteClassifier(_forest(), validation_fraction=fractions, random_state=0)
     clf.fit(X_tr, y_tr)
-    assert [c["validation_fraction"] for c in clf.candidates_] == list(fractions)
+    described = [(c["validation_fraction"], c["half"]) for c in clf.candidates_]
+    assert described == [(0.1, None), (0.3, None), (0.5, 0), (0.5, 1)]
+    # shares in proportion to the rows each is certified on, summing to delta
+    shares = [c["delta"] for c in clf.candidates_]
+    assert shares == pytest.approx([clf.delta * w / 1.4 for w in (0.1, 0.3, 0.5, 0.5)])
+    assert sum(shares) == pytest.approx(clf.delta)
+    seed = clf.best_estimator_.random_state
+    fitted = []
     for c in clf.candidates_:
-        alone = HoldOutBoundClassifier(
-            _forest(),
+        forest = _forest(5) if c["half"] is not None else _forest()  # halves share 10 trees
+        cls = _OtherHalfHoldOut if c["half"] == 1 else HoldOutBoundClassifier
+        alone = cls(
+            forest,
             validation_fraction=c["validation_fraction"],
-            delta=clf.delta / 3,
-            random_state=clf.best_estimator_.random_state,
+            delta=c["delta"],
+            random_state=seed,
         ).fit(X_tr, y_tr)
         assert c["bound"] == alone.bound_
         assert c["estimated_error"] == alone.certificate_.train_error
+        assert alone.voters_.n_voters_ == (5 if c["half"] is not None else 10)
+        fitted.append(alone)
+    # the other half is grown on the first half's held-out rows and certified on the rest
+    first, other = fitted[2], fitted[3]
+    assert np.intersect1d(first.validation_indices_, other.validation_indices_).size == 0
+    both = np.union1d(first.validation_indices_, other.validation_indices_)
+    assert np.array_equal(both, np.arange(len(y_tr)))
+    votes = other.voters_.votes(X_tr[other.validation_indices_])
+    labels = other.voters_.classes_[votes]
+    counts = np.stack([(labels == k).sum(axis=1) for k in other.classes_], axis=1)
+    top = counts.max(axis=1)
+    wrong = (other.classes_[counts.argmax(axis=1)] != y_tr[other.validation_indices_]) | (
+        (counts == top[:, None]).sum(axis=1) > 1
+    )
+    n_held = other.validation_indices_.size
+    assert other.bound_ == _holdout_bound(int(wrong.sum()), n_held, clf.candidates_[3]["delta"])
     assert clf.bound_ == clf.best_candidate_["bound"]
-    assert clf.certificate_.delta == clf.delta / 3
+    assert clf.certificate_.delta == clf.best_candidate_["delta"]
     assert clf.recompute_bound(clf.delta) == clf.bound_
     assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
 
@@ -264,7 +291,7 @@ def test_selection_rules_deploy_the_documented_candidate(digits, selection, tole
 
 
 def test_selection_rules_can_disagree_and_all_keep_the_certificate(digits):
-    # whatever the rule, the deployed bound is that candidate's bound at delta / K
+    # whatever the rule, the deployed bound is that candidate's bound at its share of delta
     X_tr, X_te, y_tr, y_te = digits
     picks = {}
     for selection in ("bound", "accuracy", "balanced"):
@@ -277,7 +304,7 @@ def test_selection_rules_can_disagree_and_all_keep_the_certificate(digits):
         ).fit(X_tr, y_tr)
         picks[selection] = clf.best_index_
         assert clf.bound_ == clf.candidates_[clf.best_index_]["bound"]
-        assert clf.certificate_.delta == clf.delta / 3
+        assert clf.certificate_.delta == clf.candidates_[clf.best_index_]["delta"]
     # the trade-off is real here: the smallest fraction looks the most accurate (estimated
     # on 63 rows) but certifies far less tightly; the middle one is the tightest
     assert picks == {"bound": 1, "accuracy": 0, "balanced": 1}
@@ -304,8 +331,10 @@ def test_out_of_bag_candidates_join_where_they_can_win(digits):
     assert kinds == [("holdout", None), ("out_of_bag", "FO"), ("out_of_bag", "SO")]
     for c in clf.candidates_:
         assert 0 <= c["estimated_error"] <= c["bound"] <= 1
-    # every candidate at delta / 3, the deployed one the most accurate by its estimate
-    assert clf.certificate_.delta == clf.delta / 3
+    # shares 0.2 : 0.5 : 0.5 of delta, the deployed one the most accurate by its estimate
+    expected = [0.05 * 0.2 / 1.2, 0.05 * 0.5 / 1.2, 0.05 * 0.5 / 1.2]
+    assert [c["delta"] for c in clf.candidates_] == pytest.approx(expected)
+    assert clf.certificate_.delta == clf.best_candidate_["delta"]
     assert clf.best_index_ == _expected_pick(clf.candidates_, float("inf"))
     assert clf.recompute_bound(clf.delta) == clf.bound_
     assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
