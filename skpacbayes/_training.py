@@ -51,7 +51,7 @@ def resolve_device(device):
     Parameters
     ----------
     device : str
-        ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``...
+        ``"cpu"``, ``"cuda"``, ``"cuda:1"``...
 
     Returns
     -------
@@ -60,18 +60,23 @@ def resolve_device(device):
     Raises
     ------
     ValueError
-        If the string is not a torch device or the device is not available.
+        If the string is not a torch device, the device is not available, or it
+        cannot train: Apple's ``"mps"`` has no float64, which the training needs on
+        the device (the once-per-epoch objective and the Dirichlet incomplete beta).
     """
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError) as exc:
         raise ValueError(f"device={device!r} is not a valid torch device string.") from exc
-    if dev.type not in ("cpu", "cuda", "mps"):
-        raise ValueError(f"device={device!r}: only 'cpu', 'cuda' and 'mps' devices can train.")
+    if dev.type == "mps":
+        raise ValueError(
+            f"device={device!r}: MPS has no float64, which training needs on the device "
+            "(the once-per-epoch objective, the Dirichlet incomplete beta); use 'cpu' or 'cuda'."
+        )
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"device={device!r}: only 'cpu' and 'cuda' devices can train.")
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device={device!r} was requested but CUDA is not available.")
-    if dev.type == "mps" and not torch.backends.mps.is_available():
-        raise ValueError(f"device={device!r} was requested but MPS is not available.")
     return dev
 
 
