@@ -16,8 +16,8 @@ the Gaussian PAC-Bayes vote (Vote), the hold-out votes (HoldOut: the halves of a
 forest; HO10/HO20/HO50: a forest grown on 90/80/50 % of the rows, certified on the rest),
 the out-of-bag bounds of a forest grown on every row (OOB-FO, OOB-SO),
 :class:`skpacbayes.CertifiedVoteClassifier` with its defaults (Certified; from
-``--certified``, the rows of ``benchmarks/bench_certified_vote.py``, where the compare
-results lack it) and the reference paper's best bound. Percent, mean ± std over the seeds
+``--certified``, the rows of ``benchmarks/bench_certified_vote.py``, which replace the
+compare results' Certified rows) and the reference paper's best bound. Percent, mean ± std over the seeds
 of each run (the "seeds" column gives the largest count).
 
 ``--plot`` draws one panel per dataset: certified bound against test error, one marker per
@@ -71,7 +71,10 @@ def collect(results, certified=None):
     """Per dataset: label -> (bound mean, bound std, test mean, test std, seeds), wall time.
 
     ``results`` is a list of folders of ``compare`` JSON files; a strategy row found in
-    several is taken from the last one.
+    several is taken from the last one. ``certified`` (the rows of
+    ``bench_certified_vote.py``) gives the Certified row of every data set it holds,
+    replacing the compare results' (the dedicated run is the one made with the current
+    defaults).
     """
     out = {}
     for folder in results:
@@ -91,9 +94,8 @@ def collect(results, certified=None):
         rows = json.loads(Path(certified).read_text())["rows"]
         for name in dict.fromkeys(r["dataset"] for r in rows):
             per, wall = out.setdefault(name, ({}, float("nan")))
-            if "Certified" not in per:
-                sel = [(r["bound"], r["test_error"]) for r in rows if r["dataset"] == name]
-                per["Certified"] = _stats(sel)
+            sel = [(r["bound"], r["test_error"]) for r in rows if r["dataset"] == name]
+            per["Certified"] = _stats(sel)
     return out
 
 
