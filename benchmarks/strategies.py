@@ -17,8 +17,8 @@ forest; HO10/HO20/HO50: a forest grown on 90/80/50 % of the rows, certified on t
 the out-of-bag bounds of a forest grown on every row (OOB-FO, OOB-SO),
 :class:`skpacbayes.CertifiedVoteClassifier` with its defaults (Certified; from
 ``--certified``, the rows of ``benchmarks/bench_certified_vote.py``, which replace the
-compare results' Certified rows) and the reference paper's best bound. Percent, mean ± std over the seeds
-of each run (the "seeds" column gives the largest count).
+compare results' Certified rows) and the reference paper's best bound. Percent, mean ± std
+over the seeds of each run (the "seeds" column gives the largest count).
 
 ``--plot`` draws one panel per dataset: certified bound against test error, one marker per
 strategy, with the line bound = test error.
