@@ -295,7 +295,8 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
     is why the default only trades a small, relative share of the bound for
     them: on tens of thousands of rows the candidates' bounds are within a few
     percent of each other and the most accurate vote is deployed, on a few
-    hundred rows the tightest one is.
+    hundred rows usually the tightest one (``selection="bound"`` always
+    deploys it).
 
     Examples
     --------
