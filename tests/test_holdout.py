@@ -381,3 +381,32 @@ def test_fractions_do_not_warn_about_sample_reuse():
         warnings.simplefilter("error", SampleReuseWarning)
         clf = HoldOutBoundClassifier(validation_fraction=(0.2, 0.5), random_state=0).fit(X, y)
     assert clf.validation_fraction_ in (0.2, 0.5)
+
+
+def test_the_two_halves_share_the_ensembles_members():
+    from sklearn.ensemble import ExtraTreesClassifier
+
+    from skpacbayes._certified_vote import _half_ensemble
+
+    default = _half_ensemble(None)
+    assert isinstance(default, RandomForestClassifier) and default.n_estimators == 100
+    forest = RandomForestClassifier(n_estimators=31, max_depth=3)
+    half = _half_ensemble(forest)
+    assert half.n_estimators == 15 and half.max_depth == 3 and forest.n_estimators == 31
+    assert _half_ensemble(ExtraTreesClassifier(n_estimators=2)).n_estimators == 1
+    single = RandomForestClassifier(n_estimators=1)
+    assert _half_ensemble(single) is single  # nothing to share: each half grows it as given
+    knn = KNeighborsClassifier()
+    assert _half_ensemble(knn) is knn
+
+
+def test_certified_vote_with_one_half_fraction_fits_both_halves(digits):
+    X_tr, X_te, y_tr, y_te = digits
+    clf = CertifiedVoteClassifier(_forest(), validation_fraction=0.5, random_state=0)
+    clf.fit(X_tr, y_tr)
+    assert [c["half"] for c in clf.candidates_] == [0, 1]
+    assert [c["delta"] for c in clf.candidates_] == pytest.approx([clf.delta / 2] * 2)
+    # equal held-out sizes: the more accurate half is also the tighter one
+    assert clf.bound_ == min(c["bound"] for c in clf.candidates_)
+    assert clf.best_estimator_.voters_.n_voters_ == 5
+    assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
