@@ -21,6 +21,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 
 from skpacbayes._hold_out import (
+    DEFAULT_N_ESTIMATORS,
     HoldOutBoundClassifier,
     _fractions,
     validation_rows,
@@ -118,7 +119,7 @@ class _OtherHalfHoldOut(HoldOutBoundClassifier):
     Same parameters and seed as the :class:`~skpacbayes.HoldOutBoundClassifier` it
     mirrors, with the two sides of :func:`~skpacbayes._hold_out.validation_rows`
     swapped: the ensemble is grown on the rows the mirrored hold-out certifies on, and
-    certified on the rows it grows on. Both rows sets are drawn from the seed and the
+    certified on the rows it grows on. Both row sets are drawn from the seed and the
     sample size alone, so Proposition 5 of the theory page applies to each half.
     """
 
@@ -137,8 +138,6 @@ def _half_ensemble(estimator):
     """
     from sklearn.base import clone
     from sklearn.ensemble import RandomForestClassifier
-
-    from skpacbayes._hold_out import DEFAULT_N_ESTIMATORS
 
     if estimator is None:
         return RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS // 2)
@@ -360,25 +359,28 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
             )
         candidates = []
         for f in _fractions(self.validation_fraction):
-            if f != 0.5:
-                candidates.append(
-                    (
-                        {"kind": "holdout", "validation_fraction": f, "half": None},
-                        HoldOutBoundClassifier(voters=self.estimator, validation_fraction=f),
-                    )
-                )
-                continue
-            half = _half_ensemble(self.estimator)  # the two halves share the members
+            if f == 0.5:  # both halves, sharing the ensemble's members
+                voters = _half_ensemble(self.estimator)
+                sides = [(0, HoldOutBoundClassifier), (1, _OtherHalfHoldOut)]
+            else:
+                voters, sides = self.estimator, [(None, HoldOutBoundClassifier)]
             candidates += [
                 (
-                    {"kind": "holdout", "validation_fraction": f, "half": index},
-                    cls(voters=half, validation_fraction=f),
+                    {
+                        "kind": "holdout",
+                        "validation_fraction": f,
+                        "half": half,
+                        "out_of_bag_bound": None,
+                    },
+                    cls(
+                        voters=voters,
+                        validation_fraction=f,
+                        random_state=seed,
+                        n_jobs=self.n_jobs,
+                    ),
                 )
-                for index, cls in enumerate((HoldOutBoundClassifier, _OtherHalfHoldOut))
+                for half, cls in sides
             ]
-        for info, est in candidates:
-            info["out_of_bag_bound"] = None
-            est.set_params(random_state=seed, n_jobs=self.n_jobs)
         if self._use_out_of_bag():
             candidates += [
                 (
@@ -398,7 +400,6 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         """The bagged ensemble of every row shared by the out-of-bag candidates (fitted once)."""
         from sklearn.frozen import FrozenEstimator
 
-        from skpacbayes._hold_out import DEFAULT_N_ESTIMATORS
         from skpacbayes.voters import OutOfBagVoters
 
         if self.estimator is None:  # the bank's default trees, each on half the rows
@@ -411,7 +412,7 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
-        """Fit every candidate once at ``delta / K`` and deploy one by the selection rule.
+        """Fit every candidate once at its share of ``delta``; deploy one by the selection rule.
 
         Parameters
         ----------
@@ -441,6 +442,7 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         candidates = self._candidates(seed)
         weights = np.array([_weight(info) for info, _ in candidates])
         shares = weights / weights.sum()
+        deltas = [float(self.delta * share) for share in shares]
         if any(info["kind"] == "out_of_bag" for info, _ in candidates):
             bank = self._out_of_bag_voters(X, y, seed)  # grown once, shared by FO and SO
             for info, est in candidates:
@@ -448,13 +450,8 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
                     est.set_params(voters=bank)
         # every candidate is fitted once, through joblib (a dask backend spreads them out)
         results = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_candidate)(
-                {**info, "delta": float(self.delta * share)},
-                est.set_params(delta=float(self.delta * share)),
-                X,
-                y,
-            )
-            for (info, est), share in zip(candidates, shares, strict=True)
+            delayed(_fit_candidate)({**info, "delta": d}, est.set_params(delta=d), X, y)
+            for (info, est), d in zip(candidates, deltas, strict=True)
         )
         self.candidates_ = [entry for entry, _ in results]
         if self.verbose:
