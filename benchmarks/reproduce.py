@@ -13,6 +13,13 @@ delta split) against the reference's, our tightest baseline, the "All" selection
 the wall times with their total. ``--summary-only`` rebuilds it and the per-dataset tables
 from the JSON files (results written with the legacy method names ``CBnd`` and ``Part`` are
 read with the current ones).
+
+``--merge`` re-runs only ``--methods`` and replaces their rows in the existing
+``<out>/<dataset>.json`` (the other methods' rows are kept, the run's wall time is added to
+the file's and the re-run is listed under ``settings["merged"]``). The "All" rows, a
+selection over every method, cannot be rebuilt from rows and are dropped: merge only into
+results whose All column is not used (the strategy study), and re-run the reproduction
+itself whole.
 """
 
 import argparse
@@ -49,6 +56,7 @@ def main():
     parser.add_argument("--posteriors", nargs="+", default=None)
     parser.add_argument("--out", default="benchmarks/results")
     parser.add_argument("--summary-only", action="store_true")
+    parser.add_argument("--merge", action="store_true")
     parser.add_argument(
         "--total-seconds", type=float, default=None, help="with --summary-only: the run's wall time"
     )
@@ -58,6 +66,8 @@ def main():
     if args.summary_only:
         write_summary(out, args.datasets, args.total_seconds)
         return
+    if args.merge and not args.methods:
+        parser.error("--merge needs --methods (the methods to re-run)")
     start = time.perf_counter()
     for name in args.datasets:
         result = compare(
@@ -69,6 +79,8 @@ def main():
             methods=args.methods,
             posteriors=args.posteriors,
         )
+        if args.merge:
+            result = merge_into(out / f"{name}.json", result)
         table = format_table(result)
         print(table, flush=True)
         (out / f"{name}.json").write_text(result.to_json())
@@ -76,6 +88,26 @@ def main():
     total = time.perf_counter() - start
     print(f"total wall time: {total:.0f} s")
     write_summary(out, args.datasets, total)
+
+
+def merge_into(path, result):
+    """``result``'s rows replacing those of its methods in the result file ``path``."""
+    old = upgrade_result(json.loads(path.read_text()))
+    methods = set(result.settings["methods"])
+    if old["settings"]["seeds"] != result.settings["seeds"]:
+        raise SystemExit(
+            f"{path}: {old['settings']['seeds']} seeds there, {result.settings['seeds']} now"
+        )
+    kept = [r for r in old["rows"] if r["method"] not in methods | {"All"}]
+    settings = dict(old["settings"])
+    settings["methods"] = [m for m in settings["methods"] if m not in methods] + sorted(methods)
+    settings["merged"] = [
+        *settings.get("merged", []),
+        {"methods": sorted(methods), "wall_time": result.wall_time},
+    ]
+    return CompareResult(
+        result.dataset, kept + list(result.rows), settings, old["wall_time"] + result.wall_time
+    )
 
 
 def _cell(entry):

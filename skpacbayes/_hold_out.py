@@ -7,10 +7,11 @@ unweighted vote of the trees grown on one half is certified on the other half
 them), ``ceil(f m)`` rows are drawn from the seed and the sample size alone,
 the ensemble is grown on the remaining rows, and its plain vote is certified on
 the held-out rows. Either way the vote is a classifier fixed before the held-out
-rows are read, its error count there is binomial, and Chernoff's bound
-``kl(k/n || R) <= ln(K / delta) / n`` certifies its true risk ``R``. This is the
-PAC-Bayes bound of a point mass equal to the prior (KL = 0), the Occam bound of
-a bank holding one voter: the line any learned posterior has to beat.
+rows are read, its error count there is binomial, and the exact binomial tail
+inversion (the test-set bound: the largest ``R`` with ``P(Bin(n, R) <= k) >=
+delta / K``) certifies its true risk ``R``. It is never looser than Chernoff's
+``kl(k/n || R) <= ln(K / delta) / n``, the PAC-Bayes bound of a point mass
+equal to the prior (KL = 0), and is the line any learned posterior has to beat.
 """
 
 import warnings
@@ -43,10 +44,10 @@ DEFAULT_FRACTIONS = (0.1, 0.2, 0.5)
 
 
 def _holdout_bound(n_errors, m, delta):
-    """Chernoff test-set bound ``sup{R : kl(k/m || R) <= ln(1/delta)/m}`` (certified float64)."""
-    from skpacbayes.bounds import kl_inv_upper
+    """Test-set bound ``sup{R : P(Bin(m, R) <= k) >= delta}`` (certified float64)."""
+    from skpacbayes.bounds import binomial_inv_upper
 
-    return float(kl_inv_upper(n_errors / m, np.log(1.0 / delta) / m))
+    return binomial_inv_upper(int(n_errors), int(m), delta)
 
 
 def validation_rows(n_samples, fraction, seed):

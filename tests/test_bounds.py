@@ -1,6 +1,7 @@
 """Properties, calling convention, gradients and errors of skpacbayes.bounds."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from skpacbayes import bounds as B
 from skpacbayes.bounds import (
     binomial_bound,
+    binomial_inv_upper,
     binomial_tail,
     cbound_bound,
     cbound_pb2,
@@ -51,6 +53,7 @@ def test_public_api_is_complete():
         "cross_bound",
         "occam_bound",
         "binomial_tail",
+        "binomial_inv_upper",
         "first_order_bound",
         "second_order_bound",
         "binomial_bound",
@@ -241,6 +244,67 @@ def test_binomial_tail_n1_is_identity_and_shapes():
     t = binomial_tail(torch.rand(3, 4, dtype=torch.float32), 5)
     assert t.shape == (3, 4) and t.dtype == torch.float32
     assert binomial_tail(np.empty(0), 9).shape == (0,)
+
+
+def _exact_lower_tail(k, n, r):
+    """P(Bin(n, r) <= k) in exact rational arithmetic (the float r read exactly)."""
+    r = Fraction(r)
+    return sum(math.comb(n, j) * r**j * (1 - r) ** (n - j) for j in range(k + 1))
+
+
+@FAST
+@given(n=st.integers(1, 60), data=st.data(), delta=st.floats(1e-12, 0.999))
+def test_binomial_inv_upper_is_the_exact_limit_on_the_safe_side(n, data, delta):
+    k = data.draw(st.integers(0, n))
+    b = binomial_inv_upper(k, n, delta)
+    assert isinstance(b, float) and 0.0 <= b <= 1.0
+    assert b >= k / n or delta > 0.5  # P(Bin(n, k/n) <= k) >= 1/2 (the median is k)
+    if k == n:
+        assert b == 1.0
+        return
+    # the exact tail at the returned value is below delta: every risk above it is excluded
+    assert _exact_lower_tail(k, n, b) < Fraction(delta)
+    # tight: a hair below, the exact tail is still at least delta
+    assert _exact_lower_tail(k, n, b * (1 - 1e-9)) >= Fraction(delta)
+    # never looser than Chernoff's test-set bound (up to the start's rounding allowance, for
+    # k = 0, where the two coincide)
+    assert b <= kl_inv_upper(k / n, math.log(1 / delta) / n) + 1e-11
+
+
+def test_binomial_inv_upper_closed_forms_and_large_samples():
+    # k = 0: (1 - r)^n = delta, where Chernoff's bound is exact too (so only rounding differs)
+    for n, delta in [(1, 0.05), (62, 0.05), (10_000, 1e-6)]:
+        exact = -math.expm1(math.log(delta) / n)
+        assert exact <= binomial_inv_upper(0, n, delta) <= exact * (1 + 1e-9)
+    assert binomial_inv_upper(7, 7, 0.05) == 1.0
+    assert binomial_inv_upper(3, 10, 1.0) == pytest.approx(0.3)  # delta = 1: nothing certified
+    # monotone: more errors or a smaller delta give a larger bound
+    assert binomial_inv_upper(10, 100, 0.05) < binomial_inv_upper(11, 100, 0.05)
+    assert binomial_inv_upper(10, 100, 0.05) < binomial_inv_upper(10, 100, 0.01)
+    # a large test set: against SciPy's incomplete beta (P(Bin(n, r) <= k) = I_{1-r}(n-k, k+1))
+    k, n, delta = 30_000, 200_000, 0.01
+    b = binomial_inv_upper(k, n, delta)
+    assert scipy.special.betainc(n - k, k + 1, 1 - b) < delta
+    assert scipy.special.betainc(n - k, k + 1, 1 - b * (1 - 1e-8)) > delta
+    # tensor delta: a tensor of its dtype back
+    t = binomial_inv_upper(3, 50, torch.tensor(0.05, dtype=torch.float64))
+    assert isinstance(t, torch.Tensor) and float(t) == binomial_inv_upper(3, 50, 0.05)
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((11, 10, 0.05), "at most n"),
+        ((-1, 10, 0.05), "n_errors"),
+        ((1, 0, 0.05), "n"),
+        ((1.5, 10, 0.05), "n_errors"),
+        ((1, 10, 0.0), "delta"),
+        ((1, 10, 1.5), "delta"),
+    ],
+)
+def test_binomial_inv_upper_rejects_invalid_arguments(args, match):
+    with pytest.raises(ValueError, match=match):
+        binomial_inv_upper(*args)
 
 
 # --- PAC-Bayes statements ---------------------------------------------------------------------

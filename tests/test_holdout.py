@@ -6,6 +6,9 @@ ensemble grown on the rest. :class:`~skpacbayes.CertifiedVoteClassifier` deploys
 several such candidates, each at ``delta / K``, by a selection rule.
 """
 
+import math
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits
@@ -29,15 +32,25 @@ def _forest(n=10):
     return RandomForestClassifier(n_estimators=n, max_depth=8)
 
 
-def test_holdout_bound_is_the_chernoff_test_set_bound(digits):
+def _exact_lower_tail(k, m, r):
+    """P(Bin(m, r) <= k) in exact rational arithmetic (r a float, read exactly)."""
+    r = Fraction(r)
+    return sum(math.comb(m, j) * r**j * (1 - r) ** (m - j) for j in range(k + 1))
+
+
+def test_holdout_bound_is_the_binomial_test_set_bound(digits):
     X_tr, X_te, y_tr, y_te = digits
     clf = HoldOutBoundClassifier(
         SplitForest(n_estimators=20), validation_fraction=None, random_state=0
     ).fit(X_tr, y_tr)
     cert = clf.certificate_
     k, m = cert.statistics["errors"][clf.half_], cert.m[clf.half_]
-    expected = float(kl_inv_upper(k / m, np.log(2 / clf.delta) / m))
-    assert clf.bound_ == pytest.approx(expected, rel=1e-12)
+    # the exact binomial limit at delta / 2 (two halves): the tail at the bound is below
+    # delta / 2, and just below the bound it is not (tight), exactly
+    assert _exact_lower_tail(k, m, clf.bound_) < Fraction(clf.delta) / 2
+    assert _exact_lower_tail(k, m, clf.bound_ * (1 - 1e-9)) >= Fraction(clf.delta) / 2
+    # never looser than Chernoff's test-set bound, and strictly tighter here
+    assert clf.bound_ < float(kl_inv_upper(k / m, np.log(2 / clf.delta) / m))
     # the other half's bound is not smaller (the tighter half is deployed)
     assert clf.bound_ == min(cert.details["bounds_per_half"])
     assert clf.bound_ >= cert.train_error

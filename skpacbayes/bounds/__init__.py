@@ -11,7 +11,7 @@ The statements, their proofs and every correction to the reference paper are on 
 page (:ref:`theory`).
 """
 
-from ._binomial import binomial_tail
+from ._binomial import binomial_inv_upper, binomial_tail
 from ._cbound_pb2 import cbound_pb2
 from ._deterministic import (
     binomial_bound,
@@ -44,6 +44,7 @@ __all__ = [
     "cross_bound",
     "occam_bound",
     "binomial_tail",
+    "binomial_inv_upper",
     "first_order_bound",
     "second_order_bound",
     "binomial_bound",
