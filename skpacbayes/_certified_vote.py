@@ -4,7 +4,9 @@ Candidates that can win, each fitted once and certified at its share of ``delta`
 the plain vote of a forest grown on ``1 - f`` of the rows, certified on the held-out
 ``f`` (one candidate per validation fraction ``f``; both halves for ``f = 0.5``),
 and, where the rule can pick them, the forest grown on every row certified by the
-out-of-bag first-order and tandem bounds. All statements hold together with
+out-of-bag first-order and tandem bounds; with the default forest, one decision stump
+per half, certified on the other half (the fall-back where a forest is weaker than one
+split). All statements hold together with
 probability at least ``1 - delta`` (union bound), so the deployed candidate may be
 chosen by any rule without losing the certificate: the tightest bound, the best
 expected accuracy, or (the default) a balance of both.
@@ -39,6 +41,10 @@ CANDIDATE_FRACTIONS = (0.2, 0.5)
 #: named selection rules -> their tolerance on the bound (relative to the smallest one)
 SELECTIONS = {"balanced": 0.05, "bound": 0.0, "accuracy": float("inf")}
 _OUT_OF_BAG = {"FO": FirstOrderBoundClassifier, "SO": SecondOrderBoundClassifier}
+#: weight of each stump candidate in the split of delta (a hold-out's is its fraction): a
+#: fall-back that wins only where a forest is weaker than one split gets a small share, so
+#: that it costs the forest candidates at most ln(1.4 / 1.2) ~ 0.15 nats of their budget
+STUMP_WEIGHT = 0.1
 
 
 def out_of_bag_error(estimator, X, y):
@@ -150,10 +156,13 @@ def _half_ensemble(estimator):
 def _weight(info):
     """A candidate's weight in the split of ``delta``: the share of rows it is certified on.
 
-    ``f`` for the hold-out of a fraction ``f`` (each half of a 0.5 split: 0.5), and one
-    half for each out-of-bag candidate (every voter's out-of-bag share by default).
+    ``f`` for the hold-out of a fraction ``f`` (each half of a 0.5 split: 0.5), one
+    half for each out-of-bag candidate (every voter's out-of-bag share by default), and
+    :data:`STUMP_WEIGHT` for each stump.
     """
-    return info["validation_fraction"] if info["kind"] == "holdout" else 0.5
+    if info["kind"] == "holdout":
+        return info["validation_fraction"]
+    return STUMP_WEIGHT if info["kind"] == "stump" else 0.5
 
 
 def _fit_candidate(info, estimator, X, y):
@@ -185,9 +194,10 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
     weighted vote of ``estimator`` bagged on every row
     (:class:`~skpacbayes.voters.OutOfBagVoters`), certified by the out-of-bag
     first-order and tandem bounds (:class:`~skpacbayes.FirstOrderBoundClassifier`,
-    :class:`~skpacbayes.SecondOrderBoundClassifier`, Categorical posterior).
-    One candidate is deployed by the ``selection`` rule; ``bound_`` certifies
-    it at confidence ``1 - delta`` whatever the rule.
+    :class:`~skpacbayes.SecondOrderBoundClassifier`, Categorical posterior); with
+    ``stump_candidate``, a decision stump grown on each half of the 0.5 split,
+    certified on the other half. One candidate is deployed by the ``selection``
+    rule; ``bound_`` certifies it at confidence ``1 - delta`` whatever the rule.
 
     Parameters
     ----------
@@ -222,6 +232,15 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         (first order) or 4 (tandem) and are several times looser than the
         hold-out bounds wherever the trees err (:ref:`strategies`), so under the
         other rules they would only cost time and a share of ``delta``.
+    stump_candidate : "auto" or bool, default="auto"
+        Add two candidates: a decision stump
+        (``DecisionTreeClassifier(max_depth=1)``) grown on each half of the
+        ``0.5`` split, its prediction certified on the other half. On a few
+        hundred noisy rows a forest can be weaker than its best single split, and
+        the user would then deploy that split instead; elsewhere the stumps are
+        far weaker and never deployed, and each costs the others a small share
+        of ``delta`` (see Notes). ``"auto"``: only with the default forest
+        (``estimator=None``); an ensemble the user brings is the one certified.
     delta : float in (0, 1], default=0.05
         Total confidence budget, split over the candidates in proportion to the
         share of rows each is certified on (see Notes).
@@ -235,9 +254,10 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
     Attributes
     ----------
     candidates_ : list of dict
-        One entry per candidate, in the order fitted: ``kind`` ("holdout" or
-        "out_of_bag"), ``validation_fraction`` (hold-out), ``half`` (0 or 1 for
-        the two halves of ``0.5``, None otherwise), ``out_of_bag_bound`` ("FO" or
+        One entry per candidate, in the order fitted: ``kind`` ("holdout",
+        "out_of_bag" or "stump"), ``validation_fraction`` (hold-out and stump),
+        ``half`` (0 or 1 for the two halves of ``0.5`` and the stumps, None
+        otherwise), ``out_of_bag_bound`` ("FO" or
         "SO"), ``delta`` (the candidate's share), ``bound`` (at that share),
         ``estimated_error`` (the
         candidate's error on rows its voters never saw: the held-out error, or
@@ -278,11 +298,13 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
 
     **Shares of delta.** ``delta_c = delta w_c / sum_c' w_c'`` with ``w_c`` the
     share of the rows candidate ``c`` is certified on: ``f`` for a hold-out of
-    ``f`` (each half of ``0.5``: 0.5), 0.5 for each out-of-bag candidate. A
-    candidate certified on few rows rarely gives the tightest bound where the
-    bounds differ most (small samples), and on large samples its smaller share
-    costs little: the default ``(0.2, 0.5)`` gives its three hold-outs
-    ``delta / 6`` and ``5 delta / 12`` per half.
+    ``f`` (each half of ``0.5``: 0.5), 0.5 for each out-of-bag candidate, and
+    0.1 for each stump (a fall-back: its small share costs the others at most
+    ``ln(1.4 / 1.2)``, about 0.15 nats, of their budget). A candidate certified
+    on few rows rarely gives the tightest bound where the bounds differ most
+    (small samples), and on large samples its smaller share costs little: the
+    defaults give the three forest hold-outs ``delta / 7`` and ``5 delta / 14``
+    per half, and each stump ``delta / 14``.
 
     **Selection.** Each candidate has its bound ``B_c`` and an estimate ``E_c``
     of its error on rows its voters never saw (the held-out rows; for the
@@ -316,6 +338,7 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), "array-like"],
         "selection": [StrOptions(set(SELECTIONS)), Interval(Real, 0, None, closed="left")],
         "out_of_bag": [StrOptions({"auto"}), "boolean"],
+        "stump_candidate": [StrOptions({"auto"}), "boolean"],
         "delta": [Interval(Real, 0, 1, closed="right")],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
@@ -328,6 +351,7 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         validation_fraction=CANDIDATE_FRACTIONS,
         selection="balanced",
         out_of_bag="auto",
+        stump_candidate="auto",
         delta=0.05,
         random_state=None,
         n_jobs=None,
@@ -337,6 +361,7 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         self.validation_fraction = validation_fraction
         self.selection = selection
         self.out_of_bag = out_of_bag
+        self.stump_candidate = stump_candidate
         self.delta = delta
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -346,6 +371,11 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         if self.out_of_bag == "auto":
             return self._tolerance() >= 1.0
         return bool(self.out_of_bag)
+
+    def _use_stumps(self):
+        if self.stump_candidate == "auto":
+            return self.estimator is None
+        return bool(self.stump_candidate)
 
     def _tolerance(self):
         return float(SELECTIONS.get(self.selection, self.selection))
@@ -380,6 +410,22 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
                     ),
                 )
                 for half, cls in sides
+            ]
+        if self._use_stumps():  # one split, grown on each half of 0.5, certified on the other
+            from sklearn.tree import DecisionTreeClassifier
+
+            stump = DecisionTreeClassifier(max_depth=1)
+            candidates += [
+                (
+                    {
+                        "kind": "stump",
+                        "validation_fraction": 0.5,
+                        "half": half,
+                        "out_of_bag_bound": None,
+                    },
+                    cls(voters=stump, validation_fraction=0.5, random_state=seed),
+                )
+                for half, cls in ((0, HoldOutBoundClassifier), (1, _OtherHalfHoldOut))
             ]
         if self._use_out_of_bag():
             candidates += [

@@ -423,3 +423,70 @@ def test_certified_vote_with_one_half_fraction_fits_both_halves(digits):
     assert clf.bound_ == min(c["bound"] for c in clf.candidates_)
     assert clf.best_estimator_.voters_.n_voters_ == 5
     assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
+
+
+def _one_split_task(m=400, seed=0):
+    """Labels from one split of feature 0 (25 % flipped), and 20 features of noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, 21))
+    y = ((X[:, 0] > 0) ^ (rng.random(m) < 0.25)).astype(int)
+    return X, y
+
+
+def test_certified_vote_stump_candidates_are_certified_and_deployed_where_they_win():
+    from sklearn.tree import DecisionTreeClassifier
+
+    from skpacbayes._certified_vote import STUMP_WEIGHT, _OtherHalfHoldOut
+
+    X, y = _one_split_task()
+    # a forest of eight deep trees (four per half) on noise is far weaker than the one split
+    clf = CertifiedVoteClassifier(
+        RandomForestClassifier(n_estimators=8), stump_candidate=True, random_state=0
+    ).fit(X, y)
+    kinds = [(c["kind"], c["validation_fraction"], c["half"]) for c in clf.candidates_]
+    assert kinds == [
+        ("holdout", 0.2, None),
+        ("holdout", 0.5, 0),
+        ("holdout", 0.5, 1),
+        ("stump", 0.5, 0),
+        ("stump", 0.5, 1),
+    ]
+    weights = (0.2, 0.5, 0.5, STUMP_WEIGHT, STUMP_WEIGHT)
+    total = sum(weights)
+    assert [c["delta"] for c in clf.candidates_] == pytest.approx(
+        [clf.delta * w / total for w in weights]
+    )
+    assert sum(c["delta"] for c in clf.candidates_) == pytest.approx(clf.delta)
+    assert clf.best_candidate_["kind"] == "stump"
+    # each stump is a test-set bound of one split grown on one half, read on the other
+    seed = clf.best_estimator_.random_state
+    for c in clf.candidates_[3:]:
+        cls = _OtherHalfHoldOut if c["half"] == 1 else HoldOutBoundClassifier
+        alone = cls(
+            DecisionTreeClassifier(max_depth=1),
+            validation_fraction=0.5,
+            delta=c["delta"],
+            random_state=seed,
+        ).fit(X, y)
+        assert c["bound"] == alone.bound_
+        assert c["estimated_error"] == alone.certificate_.train_error
+    (tree,) = clf.best_estimator_.voters_.estimators_
+    assert tree.get_depth() == 1 and tree.tree_.feature[0] == 0  # the informative split
+    assert np.array_equal(clf.predict(X), tree.predict(X))
+    assert clf.certificate_.n_effective_voters == 1
+    assert clf.recompute_bound(clf.delta) == clf.bound_
+    X_new, y_new = _one_split_task(m=20_000, seed=1)
+    assert np.mean(clf.predict(X_new) != y_new) <= clf.bound_
+
+
+def test_certified_vote_stump_candidates_only_with_the_default_forest_unless_asked():
+    X, y = _one_split_task(m=200)
+    forest = RandomForestClassifier(n_estimators=4)
+    own = CertifiedVoteClassifier(forest, random_state=0).fit(X, y)  # "auto", a user's ensemble
+    assert {c["kind"] for c in own.candidates_} == {"holdout"}
+    default = CertifiedVoteClassifier(random_state=0).fit(X, y)  # "auto", the default forest
+    assert [c["kind"] for c in default.candidates_].count("stump") == 2
+    off = CertifiedVoteClassifier(stump_candidate=False, random_state=0).fit(X, y)
+    assert {c["kind"] for c in off.candidates_} == {"holdout"}
+    with pytest.raises(ValueError, match="stump_candidate"):
+        CertifiedVoteClassifier(stump_candidate="yes").fit(X, y)

@@ -348,6 +348,14 @@ def _default_path_configs():
         Config(
             "CertifiedVoteClassifier", "categorical", "blobs3", "rf10", (("selection", "accuracy"),)
         ),
+        # with its two stump candidates (on by default with the default forest)
+        Config(
+            "CertifiedVoteClassifier",
+            "categorical",
+            "mixture",
+            "rf10",
+            (("stump_candidate", True),),
+        ),
         Config("HoldOutBoundClassifier", "categorical", "blobs3", "rf10"),
         Config("BoundSelectionClassifier", "categorical", "shifted", "stumps"),
         Config("BoundSelectionClassifier", "categorical", "blobs3", "oob"),
