@@ -73,10 +73,12 @@ def _split(name, data_home, seed):
 
 
 def _describe(candidate):
-    """``0.1``, ``0.5 (half 1)`` or ``FO``: which candidate was deployed."""
+    """``0.2``, ``0.5 (half 1)``, ``stump (half 0)`` or ``FO``: which candidate was deployed."""
     if candidate["kind"] == "out_of_bag":
         return candidate["out_of_bag_bound"]
     half = candidate.get("half")
+    if candidate["kind"] == "stump":
+        return f"stump (half {half})"
     return candidate["validation_fraction"] if half is None else f"0.5 (half {half})"
 
 
