@@ -105,9 +105,8 @@ def merge_into(path, result):
         *settings.get("merged", []),
         {"methods": sorted(methods), "wall_time": result.wall_time},
     ]
-    return CompareResult(
-        result.dataset, kept + list(result.rows), settings, old["wall_time"] + result.wall_time
-    )
+    new = [r for r in result.rows if r["method"] != "All"]  # the All of the re-run alone
+    return CompareResult(result.dataset, kept + new, settings, old["wall_time"] + result.wall_time)
 
 
 def _cell(entry):
