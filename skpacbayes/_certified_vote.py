@@ -43,7 +43,8 @@ SELECTIONS = {"balanced": 0.05, "bound": 0.0, "accuracy": float("inf")}
 _OUT_OF_BAG = {"FO": FirstOrderBoundClassifier, "SO": SecondOrderBoundClassifier}
 #: weight of each stump candidate in the split of delta (a hold-out's is its fraction): a
 #: fall-back that wins only where a forest is weaker than one split gets a small share, so
-#: that it costs the forest candidates at most ln(1.4 / 1.2) ~ 0.15 nats of their budget
+#: that with the default fractions it costs the forest candidates ln(1.4 / 1.2) ~ 0.15 nat
+#: of their budget
 STUMP_WEIGHT = 0.1
 
 
@@ -299,8 +300,8 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
     **Shares of delta.** ``delta_c = delta w_c / sum_c' w_c'`` with ``w_c`` the
     share of the rows candidate ``c`` is certified on: ``f`` for a hold-out of
     ``f`` (each half of ``0.5``: 0.5), 0.5 for each out-of-bag candidate, and
-    0.1 for each stump (a fall-back: its small share costs the others at most
-    ``ln(1.4 / 1.2)``, about 0.15 nats, of their budget). A candidate certified
+    0.1 for each stump (a fall-back: with the default fractions its small share
+    costs the others ``ln(1.4 / 1.2)``, about 0.15 nat, of their budget). A candidate certified
     on few rows rarely gives the tightest bound where the bounds differ most
     (small samples), and on large samples its smaller share costs little: the
     defaults give the three forest hold-outs ``delta / 7`` and ``5 delta / 14``
