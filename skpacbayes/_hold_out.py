@@ -167,8 +167,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     (drawn from the seed and ``m`` alone, see :func:`validation_rows`), the
     voters are grown on the other rows, and their unweighted vote ``h_f`` is
     certified on the held-out rows: with probability at least ``1 - delta / K``,
-    ``R(h_f) <= kl^{-1}(k_f / n_f, ln(K / delta) / n_f)``, ``k_f`` the errors of
-    ``h_f`` on them (ties count as errors). The fraction with the smallest bound
+    ``R(h_f) <= binomial_inv_upper(k_f, n_f, delta / K)`` (the largest ``r`` with
+    ``P(Bin(n_f, r) <= k_f) >= delta / K``), ``k_f`` the errors of ``h_f`` on them
+    (ties count as errors). The fraction with the smallest bound
     is deployed. **Halves protocol** (``validation_fraction=None``): a split bank
     brings its own halves; the plain vote of one half's voters is certified on
     the other half, at ``delta / 2`` each, and the tighter half is deployed. For
