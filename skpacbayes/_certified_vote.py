@@ -388,46 +388,25 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
                 "estimator must be a scikit-learn classifier (e.g. RandomForestClassifier), "
                 f"not a voter bank; got {type(self.estimator).__name__}."
             )
-        candidates = []
+        halves = [(0, HoldOutBoundClassifier), (1, _OtherHalfHoldOut)]
+        held_out = []  # (kind, voters, fraction, sides): one candidate per side
         for f in _fractions(self.validation_fraction):
             if f == 0.5:  # both halves, sharing the ensemble's members
-                voters = _half_ensemble(self.estimator)
-                sides = [(0, HoldOutBoundClassifier), (1, _OtherHalfHoldOut)]
+                held_out.append(("holdout", _half_ensemble(self.estimator), f, halves))
             else:
-                voters, sides = self.estimator, [(None, HoldOutBoundClassifier)]
-            candidates += [
-                (
-                    {
-                        "kind": "holdout",
-                        "validation_fraction": f,
-                        "half": half,
-                        "out_of_bag_bound": None,
-                    },
-                    cls(
-                        voters=voters,
-                        validation_fraction=f,
-                        random_state=seed,
-                        n_jobs=self.n_jobs,
-                    ),
-                )
-                for half, cls in sides
-            ]
+                held_out.append(("holdout", self.estimator, f, [(None, HoldOutBoundClassifier)]))
         if self._use_stumps():  # one split, grown on each half of 0.5, certified on the other
             from sklearn.tree import DecisionTreeClassifier
 
-            stump = DecisionTreeClassifier(max_depth=1)
-            candidates += [
-                (
-                    {
-                        "kind": "stump",
-                        "validation_fraction": 0.5,
-                        "half": half,
-                        "out_of_bag_bound": None,
-                    },
-                    cls(voters=stump, validation_fraction=0.5, random_state=seed),
-                )
-                for half, cls in ((0, HoldOutBoundClassifier), (1, _OtherHalfHoldOut))
-            ]
+            held_out.append(("stump", DecisionTreeClassifier(max_depth=1), 0.5, halves))
+        candidates = [
+            (
+                {"kind": kind, "validation_fraction": f, "half": half, "out_of_bag_bound": None},
+                cls(voters=voters, validation_fraction=f, random_state=seed, n_jobs=self.n_jobs),
+            )
+            for kind, voters, f, sides in held_out
+            for half, cls in sides
+        ]
         if self._use_out_of_bag():
             candidates += [
                 (

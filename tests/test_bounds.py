@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import scipy.special
 import torch
+from _exact_binomial import exact_lower_tail
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -246,12 +247,6 @@ def test_binomial_tail_n1_is_identity_and_shapes():
     assert binomial_tail(np.empty(0), 9).shape == (0,)
 
 
-def _exact_lower_tail(k, n, r):
-    """P(Bin(n, r) <= k) in exact rational arithmetic (the float r read exactly)."""
-    r = Fraction(r)
-    return sum(math.comb(n, j) * r**j * (1 - r) ** (n - j) for j in range(k + 1))
-
-
 @FAST
 @given(n=st.integers(1, 60), data=st.data(), delta=st.floats(1e-12, 0.999))
 def test_binomial_inv_upper_is_the_exact_limit_on_the_safe_side(n, data, delta):
@@ -263,9 +258,9 @@ def test_binomial_inv_upper_is_the_exact_limit_on_the_safe_side(n, data, delta):
         assert b == 1.0
         return
     # the exact tail at the returned value is below delta: every risk above it is excluded
-    assert _exact_lower_tail(k, n, b) < Fraction(delta)
+    assert exact_lower_tail(k, n, b) < Fraction(delta)
     # tight: a hair below, the exact tail is still at least delta
-    assert _exact_lower_tail(k, n, b * (1 - 1e-9)) >= Fraction(delta)
+    assert exact_lower_tail(k, n, b * (1 - 1e-9)) >= Fraction(delta)
     # never looser than Chernoff's test-set bound (up to the start's rounding allowance, for
     # k = 0, where the two coincide)
     assert b <= kl_inv_upper(k / n, math.log(1 / delta) / n) + 1e-11

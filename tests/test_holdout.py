@@ -6,11 +6,11 @@ ensemble grown on the rest. :class:`~skpacbayes.CertifiedVoteClassifier` deploys
 several such candidates, each at ``delta / K``, by a selection rule.
 """
 
-import math
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from _exact_binomial import exact_lower_tail
 from sklearn.datasets import load_digits
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
@@ -32,12 +32,6 @@ def _forest(n=10):
     return RandomForestClassifier(n_estimators=n, max_depth=8)
 
 
-def _exact_lower_tail(k, m, r):
-    """P(Bin(m, r) <= k) in exact rational arithmetic (r a float, read exactly)."""
-    r = Fraction(r)
-    return sum(math.comb(m, j) * r**j * (1 - r) ** (m - j) for j in range(k + 1))
-
-
 def test_holdout_bound_is_the_binomial_test_set_bound(digits):
     X_tr, X_te, y_tr, y_te = digits
     clf = HoldOutBoundClassifier(
@@ -47,8 +41,8 @@ def test_holdout_bound_is_the_binomial_test_set_bound(digits):
     k, m = cert.statistics["errors"][clf.half_], cert.m[clf.half_]
     # the exact binomial limit at delta / 2 (two halves): the tail at the bound is below
     # delta / 2, and just below the bound it is not (tight), exactly
-    assert _exact_lower_tail(k, m, clf.bound_) < Fraction(clf.delta) / 2
-    assert _exact_lower_tail(k, m, clf.bound_ * (1 - 1e-9)) >= Fraction(clf.delta) / 2
+    assert exact_lower_tail(k, m, clf.bound_) < Fraction(clf.delta) / 2
+    assert exact_lower_tail(k, m, clf.bound_ * (1 - 1e-9)) >= Fraction(clf.delta) / 2
     # never looser than Chernoff's test-set bound, and strictly tighter here
     assert clf.bound_ < float(kl_inv_upper(k / m, np.log(2 / clf.delta) / m))
     # the other half's bound is not smaller (the tighter half is deployed)
