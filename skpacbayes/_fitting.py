@@ -6,7 +6,7 @@ classifier on split voters, see :func:`mixture_win_probabilities`).
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -146,7 +146,15 @@ def fit_posteriors(estimator, votes, y_idx, groups, seed):
         device = resolve_device(estimator.device)
         train_problem = _Problem(estimator, votes, y_idx, groups, device, torch.float32)
         natural, mixture, history, n_iter = _train_posteriors(estimator, train_problem, seed)
+    cv_details = None
+    if estimator._bound_name == "VC" and estimator.cv is not None:
+        natural, cv_details = _vc_cross_validation(
+            estimator, votes, y_idx, groups[0], natural, device, seed
+        )
     certified = _certify(estimator, cert_problem, natural, mixture, votes, y_idx, groups)
+    if cv_details is not None:
+        certificate, *rest = certified
+        certified = (replace(certificate, details={**certificate.details, **cv_details}), *rest)
     if estimator._bound_name == "Partition" and getattr(estimator, "tighten", False):
         from skpacbayes._tightening import tighten_partition
 
@@ -200,6 +208,67 @@ def _select_single_voter(estimator, problem):
         natural.append(p)
     mixture = np.array([1.0]) if h == 1 else np.eye(h)[g_best]
     return natural, mixture
+
+
+def _vc_cross_validation(estimator, votes, y_idx, group, natural, device, seed):
+    """The VC baseline's choice between its trained vote and its best single voter.
+
+    A stratified ``estimator.cv``-fold cross-validation on the rows the certificate uses
+    (fewer folds when a class has fewer rows; none below two): each fold trains the vote
+    exactly as ``fit`` does on the other folds, and takes the voter with the fewest errors
+    there. The trained vote is kept only when its held-out errors, summed over the folds,
+    are fewer than the single voters' by more than one standard error of that paired
+    difference (the one-standard-error rule, which prefers the simpler model); otherwise
+    the voter with the fewest errors on all the rows is deployed. Both are weighted votes
+    of the same fixed voters, and the VC bound holds for every weight vector at once, so
+    the choice keeps the certificate.
+
+    Returns the natural parameters of the deployed weights and the counts behind the
+    choice (``Certificate.details``).
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    samples, voters = group.samples, group.voters
+    y = y_idx[samples]
+    n_splits = min(int(estimator.cv), int(np.bincount(y, minlength=2).min()))
+    if n_splits < 2:
+        return natural, {"cv_folds": 0, "cv_choice": "vote"}
+    errors = votes[np.ix_(samples, voters)] != y[:, None]
+    vote_wrong = np.zeros(samples.size, dtype=bool)
+    single_wrong = np.zeros(samples.size, dtype=bool)
+    folds = StratifiedKFold(n_splits, shuffle=True, random_state=seed)
+    for fit_rows, test in folds.split(samples, y):
+        fold = _Problem(
+            estimator, votes, y_idx, [_Group(voters, samples[fit_rows])], device, torch.float32
+        )
+        fold_natural = _train_posteriors(estimator, fold, seed)[0]
+        w = fold.posteriors[0].vote_weights(torch.from_numpy(fold_natural[0])).numpy()
+        scores = weighted_vote_scores(votes[np.ix_(samples[test], voters)], w, estimator.n_classes_)
+        vote_wrong[test] = ~_strict_argmax_is(scores, y[test])
+        single_wrong[test] = errors[test, np.argmin(errors[fit_rows].sum(axis=0))]
+    # one-standard-error rule: the vote must beat the single voter by more than the
+    # standard error of the summed paired differences
+    gain = int(single_wrong.sum()) - int(vote_wrong.sum())
+    diff = single_wrong.astype(np.float64) - vote_wrong
+    std_error = float(np.sqrt(np.sum((diff - diff.mean()) ** 2)))
+    details = {
+        "cv_folds": n_splits,
+        "cv_errors_vote": int(vote_wrong.sum()),
+        "cv_errors_single_voter": int(single_wrong.sum()),
+        "cv_standard_error": std_error,
+        "cv_choice": "vote",
+    }
+    if gain > std_error:
+        return natural, details
+    details["cv_choice"] = "single voter"
+    best, n = int(np.argmin(errors.sum(axis=0))), voters.size
+    if estimator.posterior == "dirichlet":  # alpha > 0: the others share less than half
+        single = np.full(n, 1.0 / (2 * n))
+        single[best] = 1.0
+    else:  # categorical probabilities, Gaussian mean
+        single = np.zeros(n)
+        single[best] = 1.0
+    return [single], details
 
 
 def _train_posteriors(estimator, problem, seed):

@@ -21,6 +21,7 @@ from skpacbayes import (
     SecondOrderBoundClassifier,
     VCDimBoundClassifier,
 )
+from skpacbayes.bounds import vc_bound
 from skpacbayes.datasets import load_dataset
 from skpacbayes.model_selection import BoundSelectionClassifier, bound_scorer
 from skpacbayes.voters import SplitForest, StumpBank
@@ -115,6 +116,74 @@ def test_vc_uses_single_half_protocol(cancer):
     clf.fit(X_tr, y_tr)
     assert len(clf.certificate_.m) == 1
     assert clf.certificate_.m[0] < X_tr.shape[0]
+
+
+def _one_informative_feature(m, seed, noise=0.2):
+    """y = [x_0 > 0] with a fraction ``noise`` of labels flipped; 11 more uniform features."""
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(-1, 1, size=(m, 12))
+    y = (X[:, 0] > 0).astype(int)
+    flip = rng.rand(m) < noise
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+@pytest.mark.parametrize("posterior", ["categorical", "dirichlet", "gaussian"])
+def test_vc_cross_validation_deploys_one_voter_where_the_vote_fits_noise(posterior):
+    # 200 rows, one informative feature among 12: the vote of 240 stumps fits the noise
+    X, y = _one_informative_feature(200, seed=0)
+    kw = {"posterior": posterior, "voters": StumpBank(feature_range=(-1, 1)), "max_epochs": 20}
+    clf = VCDimBoundClassifier(random_state=0, **kw).fit(X, y)
+    vote = VCDimBoundClassifier(cv=None, random_state=0, **kw).fit(X, y)
+    details = clf.certificate_.details
+    assert details["cv_folds"] == 5 and details["cv_choice"] == "single voter"
+    gain = details["cv_errors_single_voter"] - details["cv_errors_vote"]
+    assert gain <= details["cv_standard_error"]  # the one-standard-error rule
+    # the deployed vote is the voter with the fewest training errors, and is certified as such
+    votes = clf.voters_.votes(X)
+    errors = (votes != y[:, None]).sum(axis=0)
+    best = int(np.argmin(errors))
+    assert clf.certificate_.n_effective_voters == 1
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[votes[:, best]])
+    assert clf.certificate_.train_error == errors[best] / y.size
+    assert clf.bound_ == vc_bound(errors[best] / y.size, votes.shape[1], y.size, 0.05)
+    assert clf.recompute_bound(0.05) == pytest.approx(clf.bound_)
+    # without the cross-validation: the trained vote, many voters, fewer training errors
+    assert "cv_choice" not in vote.certificate_.details
+    assert vote.certificate_.n_effective_voters > 10
+    assert vote.certificate_.train_error < clf.certificate_.train_error
+    X_te, y_te = _one_informative_feature(4000, seed=1)
+    assert np.mean(clf.predict(X_te) != y_te) < np.mean(vote.predict(X_te) != y_te) - 0.03
+
+
+def test_vc_cross_validation_keeps_a_vote_that_generalises(cancer):
+    X_tr, _, y_tr, _ = cancer
+    clf = VCDimBoundClassifier(**FAST).fit(X_tr, y_tr)
+    vote = VCDimBoundClassifier(cv=None, **FAST).fit(X_tr, y_tr)
+    details = clf.certificate_.details
+    assert details["cv_choice"] == "vote"
+    gain = details["cv_errors_single_voter"] - details["cv_errors_vote"]
+    assert gain > details["cv_standard_error"] > 0
+    np.testing.assert_array_equal(clf.weights_, vote.weights_)
+    assert clf.bound_ == vote.bound_
+
+
+@pytest.mark.parametrize(("n_minority", "folds"), [(3, 3), (1, 0)])
+def test_vc_cross_validation_folds_follow_the_smallest_class(n_minority, folds):
+    X, y = _one_informative_feature(60, seed=2, noise=0.0)
+    y[:] = 0
+    y[:n_minority] = 1
+    clf = VCDimBoundClassifier(voters=StumpBank(feature_range=(-1, 1)), **FAST).fit(X, y)
+    assert clf.certificate_.details["cv_folds"] == folds
+    if folds == 0:
+        assert clf.certificate_.details["cv_choice"] == "vote"
+
+
+@pytest.mark.parametrize("cv", [1, 0, -2, 2.5, "5"])
+def test_vc_cross_validation_rejects_bad_folds(cv, cancer):
+    X_tr, _, y_tr, _ = cancer
+    with pytest.raises(ValueError, match="'cv' parameter"):
+        VCDimBoundClassifier(cv=cv, **FAST).fit(X_tr, y_tr)
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,10 @@
 """The VC-dimension bound classifier (binary)."""
 
+from numbers import Integral
+from typing import ClassVar
+
+from sklearn.utils._param_validation import Interval
+
 from ._base import POSTERIORS, MajorityVoteClassifier
 
 __all__ = ["VCDimBoundClassifier"]
@@ -12,15 +17,32 @@ class VCDimBoundClassifier(MajorityVoteClassifier):
     with ``v = n_voters``, the VC dimension of weighted votes of ``n`` fixed
     binary voters (:ref:`theory-pac-bayes`). The weights are learned by minimising
     the cross-entropy of the weighted vote; the posterior family only sets the
-    parametrisation of the weights. The voters must be data-independent or
-    grown on one half only (``SplitForest(split="single")``); the bound then
-    uses the other half. Two classes only: more than two raise a ``ValueError``.
+    parametrisation of the weights. A cross-validation then decides between that
+    vote and the single voter with the fewest training errors (``cv``). The voters
+    must be data-independent or grown on one half only
+    (``SplitForest(split="single")``); the bound then uses the other half. Two
+    classes only: more than two raise a ``ValueError``.
 
     Parameters
     ----------
     voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
+    cv : int >= 2 or None, default=5
+        Folds of the stratified cross-validation (on the rows the bound uses,
+        shuffled from ``random_state``) that chooses the deployed weights: each
+        fold trains the vote on the other folds and takes the voter with the
+        fewest errors there. The trained vote is kept only when its held-out
+        errors, summed over the folds, are fewer than the single voters' by more
+        than one standard error of the paired difference (the one-standard-error
+        rule); otherwise the voter with the fewest training errors is deployed. On
+        small samples a vote of many voters can fit the noise where one voter does
+        not. The bound holds for every weight vector at once, so the
+        choice keeps the certificate (:ref:`theory-pac-bayes`); it costs ``cv``
+        more trainings. Fewer folds are used when a class has fewer rows, none
+        below two. ``None`` always deploys the trained vote (the reference
+        paper's protocol). ``certificate_.details`` reports the folds, both error
+        counts and the choice.
 
     Attributes
     ----------
@@ -45,8 +67,44 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     True
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **MajorityVoteClassifier._parameter_constraints,
+        "cv": [None, Interval(Integral, 2, None, closed="left")],
+    }
     _bound_name = "VC"
     _binary_only = True
+
+    def __init__(
+        self,
+        voters=None,
+        posterior="categorical",
+        prior=None,
+        delta=0.05,
+        max_epochs=100,
+        batch_size=1024,
+        learning_rate=0.1,
+        early_stopping_patience=25,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+        n_jobs=None,
+        cv=5,
+    ):
+        super().__init__(
+            voters=voters,
+            posterior=posterior,
+            prior=prior,
+            delta=delta,
+            max_epochs=max_epochs,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            early_stopping_patience=early_stopping_patience,
+            device=device,
+            random_state=random_state,
+            verbose=verbose,
+            n_jobs=n_jobs,
+        )
+        self.cv = cv
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
