@@ -9,7 +9,9 @@ all posteriors of the family simultaneously and b~, c~ are deterministic
 functions of the weights); the caller certifies the returned posterior from
 scratch in float64, at full resolution.
 
-Moves: H1 clips the smallest weights (a scan over how many), H2 moves single
+Moves: H1 clips the smallest weights (a scan over how many; for Categorical and
+Dirichlet weights, also after re-assigning them, the largest to the voters with the fewest
+errors), H2 moves single
 coordinates to enlarge the partition gap, H3 rescales the L1 norm (Dirichlet
 and Gaussian, whose objective is profiled over the scale). The number of
 objective evaluations is capped (``max_evaluations``) so that the run time is
@@ -67,6 +69,22 @@ class PartitionObjective:
             for p, s in zip(parts, masses, strict=True)
         ]
         return natural, mixture
+
+    def sorted_by_errors(self, theta):
+        """``theta`` with each half's weights re-assigned, the largest to its best voters.
+
+        Within each half, the weights sorted in decreasing order go to the voters sorted by
+        increasing number of errors on that half's rows (ties in voter order). The
+        multiset of weights, hence the divergence to the symmetric prior and the partition
+        terms, is unchanged; the stochastic losses usually drop.
+        """
+        out = np.array(theta, dtype=np.float64)
+        with torch.no_grad():
+            for g, (a, b) in enumerate(zip(self.offsets[:-1], self.offsets[1:], strict=True)):
+                votes, labels = self.problem.votes[g], self.problem.labels[g]
+                errors = (votes != labels[:, None].to(votes.dtype)).sum(dim=0).cpu().numpy()
+                out[a + np.argsort(errors, kind="stable")] = np.sort(out[a:b])[::-1]
+        return out
 
     def __call__(self, theta):
         from skpacbayes import bounds
@@ -186,7 +204,7 @@ def _heavier_side(theta):
     return set(groups[0] if totals[0] >= totals[1] else groups[1])
 
 
-def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
+def tighten(theta, objective, family, *, rearrange=None, max_rounds=4, max_coordinates=40):
     """Run H1-H3 on ``theta`` and return the best parameters found.
 
     Parameters
@@ -196,6 +214,10 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
     objective : callable
         Certified bound of a parameter vector.
     family : {"categorical", "dirichlet", "gaussian"}
+    rearrange : callable or None
+        Maps parameters to the same weights on other voters
+        (:meth:`PartitionObjective.sorted_by_errors`); H1 then also scans the clips of
+        the rearranged point.
     max_rounds : int
         Rounds of H1 + H2 (+ H3), stopped early when a round gains < 1e-12.
     max_coordinates : int
@@ -223,8 +245,11 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
         best_value = objective(best)
         for _ in range(max_rounds):
             start_value = best_value
-            # H1: clip scan
-            for cand in list(_clip_candidates(best, family)):
+            # H1: clip scan (of the weights as they are, and rearranged)
+            cands = list(_clip_candidates(best, family))
+            if rearrange is not None:
+                cands += list(_clip_candidates(rearrange(best), family))
+            for cand in cands:
                 value, point = J(cand)
                 if value < best_value - 1e-12:
                     best, best_value = point, value
@@ -259,7 +284,9 @@ def tighten_partition(estimator, problem, groups, natural, mixture, max_evaluati
     """Apply :func:`tighten` to a trained posterior; returns (natural, mixture)."""
     objective = PartitionObjective(estimator, problem, groups, mixture, max_evaluations)
     theta0 = objective.flatten(natural, mixture)
-    theta, _ = tighten(theta0, objective, estimator.posterior)
+    # the clips of the weights sorted against the voters' errors (weights >= 0 only)
+    rearrange = None if estimator.posterior == "gaussian" else objective.sorted_by_errors
+    theta, _ = tighten(theta0, objective, estimator.posterior, rearrange=rearrange)
     if estimator.posterior == "dirichlet":
         theta = np.maximum(theta, np.finfo(np.float64).tiny)  # alpha must stay > 0
     new_natural, new_mixture = objective.unflatten(theta)
