@@ -245,10 +245,12 @@ def tighten(theta, objective, family, *, rearrange=None, max_rounds=4, max_coord
         best_value = objective(best)
         for _ in range(max_rounds):
             start_value = best_value
-            # H1: clip scan (of the weights as they are, and rearranged)
+            # H1: clip scan, the weights as they are and rearranged in turn (fewest kept
+            # first; a rearranged clip equal to the plain one is not scored twice)
             cands = list(_clip_candidates(best, family))
             if rearrange is not None:
-                cands += list(_clip_candidates(rearrange(best), family))
+                pairs = zip(cands, _clip_candidates(rearrange(best), family), strict=True)
+                cands = [c for a, b in pairs for c in ((a,) if np.array_equal(a, b) else (a, b))]
             for cand in cands:
                 value, point = J(cand)
                 if value < best_value - 1e-12:
