@@ -49,3 +49,58 @@ def test_tighten_returns_the_point_its_value_was_measured_at(budget):
     if np.isfinite(value) and calls["n"] > 0:
         assert value == pytest.approx(_quadratic_with_scale(theta), rel=1e-12, abs=1e-12)
         assert value <= _quadratic_with_scale(start) + 1e-12
+
+
+def test_tighten_scans_the_clips_of_the_rearranged_weights():
+    # the objective rewards the vote of voter 2 alone; the start puts its largest on voter 0
+    def objective(theta):
+        return 0.0 if np.flatnonzero(theta).tolist() == [2] else 1.0
+
+    def rearrange(theta):  # the largest weight to voter 2, then to voters 0, 1, 3
+        out = np.empty_like(theta)
+        out[[2, 0, 1, 3]] = np.sort(theta)[::-1]
+        return out
+
+    start = np.array([1.3, 1.2, 1.1, 1.0])
+    _, plain_value = tighten(start, objective, "categorical")
+    theta, value = tighten(start, objective, "categorical", rearrange=rearrange)
+    assert value == 0.0 and theta[2] > 0 and not theta[[0, 1, 3]].any()
+    assert plain_value == 1.0
+
+
+def test_sorted_by_errors_gives_the_largest_weights_to_the_best_voters(data):
+    import torch
+
+    from skpacbayes._fitting import _Group, _Problem
+    from skpacbayes._tightening import PartitionObjective
+
+    X, y = data
+    clf = PartitionBoundClassifier(posterior="dirichlet", max_epochs=0, random_state=0)
+    clf.fit(X, y)
+    groups = [_Group(v, s) for v, s in clf.groups_]
+    votes, y_idx = clf.voters_.votes(X), np.searchsorted(clf.classes_, y)
+    problem = _Problem(clf, votes, y_idx, groups, torch.device("cpu"), torch.float64)
+    objective = PartitionObjective(clf, problem, groups, clf.mixture_weights_, 10)
+    theta = np.random.default_rng(0).uniform(0.5, 1.5, size=votes.shape[1])
+    out = objective.sorted_by_errors(theta)
+    np.testing.assert_array_equal(np.sort(out), np.sort(theta))  # the same weights
+    ((voters, samples),) = clf.groups_
+    errors = (votes[np.ix_(samples, voters)] != y_idx[samples, None]).sum(axis=0)
+    order = np.argsort(errors, kind="stable")
+    assert np.all(np.diff(out[order]) <= 0)  # fewer errors, larger weight
+    assert objective.evaluations == 0
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_untrained_dirichlet_keeps_its_weight_on_a_best_voter(data, seed):
+    # max_epochs=0 deploys the prior plus noise: nearly equal weights whose order is the
+    # noise's; the clip scan of the rearranged weights finds a voter with the fewest errors
+    X, y = data
+    common = dict(posterior="dirichlet", max_epochs=0, random_state=seed)
+    clf = PartitionBoundClassifier(**common).fit(X, y)
+    untightened = PartitionBoundClassifier(tighten=False, **common).fit(X, y)
+    ((voters, samples),) = clf.groups_
+    votes = clf.voters_.votes(X)[np.ix_(samples, voters)]
+    errors = (votes != np.searchsorted(clf.classes_, y[samples])[:, None]).sum(axis=0)
+    assert errors[np.argmax(clf.weights_[voters])] == errors.min()
+    assert clf.bound_ < untightened.bound_ - 0.1
