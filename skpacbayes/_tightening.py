@@ -9,11 +9,11 @@ all posteriors of the family simultaneously and b~, c~ are deterministic
 functions of the weights); the caller certifies the returned posterior from
 scratch in float64, at full resolution.
 
-Moves: H1 clips the smallest weights (a scan over how many; for Categorical and
-Dirichlet weights, also after re-assigning them, the largest to the voters with the fewest
-errors), H2 moves single
+Moves: H1 clips the smallest weights (a scan over how many), H2 moves single
 coordinates to enlarge the partition gap, H3 rescales the L1 norm (Dirichlet
-and Gaussian, whose objective is profiled over the scale). The number of
+and Gaussian, whose objective is profiled over the scale). Categorical and
+Dirichlet weights are also tightened from a second start, the same weights
+re-assigned to the voters by their errors. The number of
 objective evaluations is capped (``max_evaluations``) so that the run time is
 bounded and deterministic; the scans are thinned on large supports.
 """
@@ -204,7 +204,7 @@ def _heavier_side(theta):
     return set(groups[0] if totals[0] >= totals[1] else groups[1])
 
 
-def tighten(theta, objective, family, *, rearrange=None, max_rounds=4, max_coordinates=40):
+def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
     """Run H1-H3 on ``theta`` and return the best parameters found.
 
     Parameters
@@ -214,10 +214,6 @@ def tighten(theta, objective, family, *, rearrange=None, max_rounds=4, max_coord
     objective : callable
         Certified bound of a parameter vector.
     family : {"categorical", "dirichlet", "gaussian"}
-    rearrange : callable or None
-        Maps parameters to the same weights on other voters
-        (:meth:`PartitionObjective.sorted_by_errors`); H1 then also scans the clips of
-        the rearranged point.
     max_rounds : int
         Rounds of H1 + H2 (+ H3), stopped early when a round gains < 1e-12.
     max_coordinates : int
@@ -245,13 +241,8 @@ def tighten(theta, objective, family, *, rearrange=None, max_rounds=4, max_coord
         best_value = objective(best)
         for _ in range(max_rounds):
             start_value = best_value
-            # H1: clip scan, the weights as they are and rearranged in turn (fewest kept
-            # first; a rearranged clip equal to the plain one is not scored twice)
-            cands = list(_clip_candidates(best, family))
-            if rearrange is not None:
-                pairs = zip(cands, _clip_candidates(rearrange(best), family), strict=True)
-                cands = [c for a, b in pairs for c in ((a,) if np.array_equal(a, b) else (a, b))]
-            for cand in cands:
+            # H1: clip scan
+            for cand in list(_clip_candidates(best, family)):
                 value, point = J(cand)
                 if value < best_value - 1e-12:
                     best, best_value = point, value
@@ -283,13 +274,26 @@ def tighten(theta, objective, family, *, rearrange=None, max_rounds=4, max_coord
 
 
 def tighten_partition(estimator, problem, groups, natural, mixture, max_evaluations=600):
-    """Apply :func:`tighten` to a trained posterior; returns (natural, mixture)."""
-    objective = PartitionObjective(estimator, problem, groups, mixture, max_evaluations)
-    theta0 = objective.flatten(natural, mixture)
-    # the clips of the weights sorted against the voters' errors (weights >= 0 only)
-    rearrange = None if estimator.posterior == "gaussian" else objective.sorted_by_errors
-    theta, _ = tighten(theta0, objective, estimator.posterior, rearrange=rearrange)
+    """Apply :func:`tighten` to a trained posterior; returns (natural, mixture).
+
+    Categorical and Dirichlet weights are tightened twice, each run with its own budget
+    of ``max_evaluations``: as trained, and re-assigned so that the largest go to the
+    voters with the fewest errors (:meth:`PartitionObjective.sorted_by_errors`, skipped
+    when that changes nothing). The lower of the two is returned.
+    """
+
+    def objective():
+        return PartitionObjective(estimator, problem, groups, mixture, max_evaluations)
+
+    theta0 = objective().flatten(natural, mixture)
+    starts = [theta0]
+    if estimator.posterior != "gaussian":  # weights >= 0
+        rearranged = objective().sorted_by_errors(theta0)
+        if not np.array_equal(rearranged, theta0):
+            starts.append(rearranged)
+    runs = [tighten(start, objective(), estimator.posterior) for start in starts]
+    theta, _ = min(runs, key=lambda run: run[1])
     if estimator.posterior == "dirichlet":
         theta = np.maximum(theta, np.finfo(np.float64).tiny)  # alpha must stay > 0
-    new_natural, new_mixture = objective.unflatten(theta)
+    new_natural, new_mixture = objective().unflatten(theta)
     return [np.asarray(n, dtype=np.float64) for n in new_natural], np.asarray(new_mixture)

@@ -51,21 +51,29 @@ def test_tighten_returns_the_point_its_value_was_measured_at(budget):
         assert value <= _quadratic_with_scale(start) + 1e-12
 
 
-def test_tighten_scans_the_clips_of_the_rearranged_weights():
-    # the objective rewards the vote of voter 2 alone; the start puts its largest on voter 0
-    def objective(theta):
-        return 0.0 if np.flatnonzero(theta).tolist() == [2] else 1.0
+@pytest.mark.parametrize("posterior", ["categorical", "dirichlet"])
+def test_second_start_never_ends_above_the_plain_tightening(data, posterior):
+    import torch
 
-    def rearrange(theta):  # the largest weight to voter 2, then to voters 0, 1, 3
-        out = np.empty_like(theta)
-        out[[2, 0, 1, 3]] = np.sort(theta)[::-1]
-        return out
+    from skpacbayes._fitting import _Group, _Problem
+    from skpacbayes._tightening import PartitionObjective, tighten_partition
 
-    start = np.array([1.3, 1.2, 1.1, 1.0])
-    _, plain_value = tighten(start, objective, "categorical")
-    theta, value = tighten(start, objective, "categorical", rearrange=rearrange)
-    assert value == 0.0 and theta[2] > 0 and not theta[[0, 1, 3]].any()
-    assert plain_value == 1.0
+    X, y = data
+    clf = PartitionBoundClassifier(posterior=posterior, max_epochs=2, tighten=False, random_state=0)
+    clf.fit(X, y)
+    groups = [_Group(v, s) for v, s in clf.groups_]
+    votes, y_idx = clf.voters_.votes(X), np.searchsorted(clf.classes_, y)
+    problem = _Problem(clf, votes, y_idx, groups, torch.device("cpu"), torch.float32)
+    natural, mixture = clf.posterior_params_, clf.mixture_weights_
+
+    def objective():
+        return PartitionObjective(clf, problem, groups, mixture, 600)
+
+    theta0 = objective().flatten(natural, mixture)
+    assert not np.array_equal(objective().sorted_by_errors(theta0), theta0)  # two starts
+    _, plain = tighten(theta0, objective(), posterior)
+    both = tighten_partition(clf, problem, groups, natural, mixture)
+    assert objective()(objective().flatten(*both)) <= plain + 1e-12
 
 
 def test_sorted_by_errors_gives_the_largest_weights_to_the_best_voters(data):
