@@ -11,9 +11,8 @@ scratch in float64, at full resolution.
 
 Moves: H1 clips the smallest weights (a scan over how many), H2 moves single
 coordinates to enlarge the partition gap, H3 rescales the L1 norm (Dirichlet
-and Gaussian, whose objective is profiled over the scale). Categorical and
-Dirichlet weights are also tightened from a second start, the same weights
-re-assigned to the voters by their errors. The number of
+and Gaussian, whose objective is profiled over the scale); finally, Categorical and
+Dirichlet weights are re-assigned to the voters by their errors. The number of
 objective evaluations is capped (``max_evaluations``) so that the run time is
 bounded and deterministic; the scans are thinned on large supports.
 """
@@ -276,24 +275,20 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
 def tighten_partition(estimator, problem, groups, natural, mixture, max_evaluations=600):
     """Apply :func:`tighten` to a trained posterior; returns (natural, mixture).
 
-    Categorical and Dirichlet weights are tightened twice, each run with its own budget
-    of ``max_evaluations``: as trained, and re-assigned so that the largest go to the
-    voters with the fewest errors (:meth:`PartitionObjective.sorted_by_errors`, skipped
-    when that changes nothing). The lower of the two is returned.
+    Categorical and Dirichlet weights found are then re-assigned so that the largest go to
+    the voters with the fewest errors (:meth:`PartitionObjective.sorted_by_errors`: the
+    same weights, so the same sparsity), kept if that scores lower.
     """
-
-    def objective():
-        return PartitionObjective(estimator, problem, groups, mixture, max_evaluations)
-
-    theta0 = objective().flatten(natural, mixture)
-    starts = [theta0]
+    objective = PartitionObjective(estimator, problem, groups, mixture, max_evaluations)
+    theta, value = tighten(objective.flatten(natural, mixture), objective, estimator.posterior)
     if estimator.posterior != "gaussian":  # weights >= 0
-        rearranged = objective().sorted_by_errors(theta0)
-        if not np.array_equal(rearranged, theta0):
-            starts.append(rearranged)
-    runs = [tighten(start, objective(), estimator.posterior) for start in starts]
-    theta, _ = min(runs, key=lambda run: run[1])
+        final = PartitionObjective(estimator, problem, groups, mixture, _SCALES.size + 1)
+        rearranged = final.sorted_by_errors(theta)
+        if not np.array_equal(rearranged, theta):
+            new_value, t = _profiled(final, rearranged, estimator.posterior == "dirichlet")
+            if new_value < value:
+                theta = t * rearranged
     if estimator.posterior == "dirichlet":
         theta = np.maximum(theta, np.finfo(np.float64).tiny)  # alpha must stay > 0
-    new_natural, new_mixture = objective().unflatten(theta)
+    new_natural, new_mixture = objective.unflatten(theta)
     return [np.asarray(n, dtype=np.float64) for n in new_natural], np.asarray(new_mixture)

@@ -52,7 +52,7 @@ def test_tighten_returns_the_point_its_value_was_measured_at(budget):
 
 
 @pytest.mark.parametrize("posterior", ["categorical", "dirichlet"])
-def test_second_start_never_ends_above_the_plain_tightening(data, posterior):
+def test_rearranged_result_never_ends_above_the_plain_tightening(data, posterior):
     import torch
 
     from skpacbayes._fitting import _Group, _Problem
@@ -69,11 +69,13 @@ def test_second_start_never_ends_above_the_plain_tightening(data, posterior):
     def objective():
         return PartitionObjective(clf, problem, groups, mixture, 600)
 
-    theta0 = objective().flatten(natural, mixture)
-    assert not np.array_equal(objective().sorted_by_errors(theta0), theta0)  # two starts
-    _, plain = tighten(theta0, objective(), posterior)
-    both = tighten_partition(clf, problem, groups, natural, mixture)
-    assert objective()(objective().flatten(*both)) <= plain + 1e-12
+    plain_theta, plain = tighten(objective().flatten(natural, mixture), objective(), posterior)
+    result = objective().flatten(*tighten_partition(clf, problem, groups, natural, mixture))
+    assert objective()(result) <= plain + 1e-12
+    # the same weights as the plain run's, possibly on other voters
+    np.testing.assert_allclose(
+        np.sort(result / result.sum()), np.sort(plain_theta / plain_theta.sum())
+    )
 
 
 def test_sorted_by_errors_gives_the_largest_weights_to_the_best_voters(data):
@@ -111,4 +113,4 @@ def test_untrained_dirichlet_keeps_its_weight_on_a_best_voter(data, seed):
     votes = clf.voters_.votes(X)[np.ix_(samples, voters)]
     errors = (votes != np.searchsorted(clf.classes_, y[samples])[:, None]).sum(axis=0)
     assert errors[np.argmax(clf.weights_[voters])] == errors.min()
-    assert clf.bound_ < untightened.bound_ - 0.1
+    assert clf.bound_ < untightened.bound_ - 0.05
