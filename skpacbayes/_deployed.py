@@ -13,7 +13,7 @@ __all__ = ["deployed_classifier", "partition_terms"]
 # ---------------------------------------------------------------------- #
 # Deployed classifier and certificate (float64, CPU)
 # ---------------------------------------------------------------------- #
-def deployed_classifier(estimator, problem, natural, mixture, groups):
+def deployed_classifier(estimator, posteriors, natural, mixture, groups):
     """Weights over all voters of the vote ``predict`` uses, and its kind."""
     n_voters = sum(g.voters.size for g in groups)
     weights = np.zeros(n_voters)
@@ -22,7 +22,7 @@ def deployed_classifier(estimator, problem, natural, mixture, groups):
         for g, nat in zip(groups, natural, strict=True):
             weights[g.voters] = nat
         return weights, "mixture_bayes"
-    for g, post, nat, a in zip(groups, problem.posteriors, natural, mixture, strict=True):
+    for g, post, nat, a in zip(groups, posteriors, natural, mixture, strict=True):
         w = post.vote_weights(torch.from_numpy(nat)).numpy()
         weights[g.voters] = a * w if len(groups) > 1 else w
     return weights, "weighted_vote"

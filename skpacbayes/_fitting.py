@@ -1,8 +1,21 @@
-"""Fit-time engine: torch training of the posterior(s) and the float64 certificate.
+"""Fit-time engine: the statistics, the optimiser, and the float64 certificate.
 
 Imported lazily by :mod:`skpacbayes.classifiers` inside ``fit``: a fitted
 estimator predicts with NumPy only (except the Gaussian mixture's Bayes
 classifier on split voters, see :func:`mixture_win_probabilities`).
+
+Two paths, one certificate (:ref:`theory-statistics`):
+
+* **counts** -- a Categorical posterior with a bound that reads the sample only through the
+  error counts of the voters and pairs of voters (first order, tandem, C-bound, the
+  partition bound's Gibbs term, Occam), and every out-of-bag bank: one chunked pass counts
+  them (:mod:`skpacbayes._statistics`), the optimiser works on the counts (the exact
+  searches of :mod:`skpacbayes._exact`, or L-BFGS), the certificate reads the same counts;
+* **rows** -- the per-row families (Dirichlet, Gaussian, the binomial bound, the VC
+  baseline's cross-entropy): the 0/1 error matrix is held once in float32 and minimised
+  full batch by L-BFGS from several starts (or by mini-batch Adam, the reference paper's
+  protocol, and when the matrix exceeds a memory budget); the certificate recomputes every
+  stochastic loss in float64.
 """
 
 import math
@@ -13,16 +26,32 @@ import torch
 
 from skpacbayes._certificate import _KL_SLACK, _STAT_SLACK, Certificate, effective_voters
 from skpacbayes._deployed import deployed_classifier, partition_terms
-from skpacbayes._training import polish, resolve_device, to_device, train
+from skpacbayes._exact import gibbs_search, tandem_search
+from skpacbayes._statistics import (
+    EvaluationGroup,
+    certified_statistics,
+    count_statistic_tensors,
+    count_statistics,
+    needs_pairs,
+    statistics_of,
+)
+from skpacbayes._training import minimize_lbfgs, polish, resolve_device, to_device, train
 from skpacbayes._vote import _strict_argmax_is, weighted_vote_scores
 from skpacbayes.posteriors._base import ErrorMask
 
 _R_CHUNK = 16384
-_ERROR_MATRIX_BYTES = 2**30  # largest error matrix the training keeps (1 GiB)
-# Optimiser settings of the training (documented in the user guide, "Training"): the fewest
-# Adam steps per epoch, and the full-batch L-BFGS iterations of the polish after Adam.
+#: largest error matrix the full-batch solver holds with ``solver="auto"`` (else Adam)
+ERROR_MATRIX_BYTES = 2**31
+# Optimiser settings (documented in the user guide, "Training"): the fewest Adam steps per
+# epoch, the full-batch L-BFGS iterations of the polish after Adam, the relative decrease
+# below which L-BFGS stops, and the scales scanned for the starts of the per-row families.
 MIN_STEPS_PER_EPOCH = 10
 POLISH_MAX_ITER = 50
+LBFGS_FTOL = 1e-9
+_START_SCALES = np.logspace(-1.0, 3.0, 13)
+_START_MIX = 1e-3  # weight of the prior in the mapped starts (every coordinate stays > 0)
+#: bounds that read the sample only through the error counts (Categorical posterior)
+COUNT_BOUNDS = ("FO", "SO", "CBound", "Partition", "Occam")
 
 
 def make_posterior(name, n_voters, n_classes, prior=None):
@@ -45,12 +74,355 @@ class FitResult:
     history: list
     n_iter: int
     certificate: Certificate
+    solver: str
 
 
+def _log(estimator, message):
+    if estimator.verbose:
+        print(f"[{type(estimator).__name__}] {message}", flush=True)
+
+
+def uses_counts(estimator, scheme):
+    """Whether the fit runs on the error counts (the count path) rather than on the rows."""
+    if scheme.out_of_bag:
+        return True
+    if estimator.posterior != "categorical" or estimator._bound_name not in COUNT_BOUNDS:
+        return False
+    return estimator._bound_name == "Occam" or estimator.solver != "adam"
+
+
+def fit_posteriors(estimator, passes, y_idx, scheme, seed, bank=None):
+    """Optimise the posterior on the statistics or the rows, then certify it.
+
+    Parameters
+    ----------
+    estimator : MajorityVoteClassifier
+        The estimator being fitted (``n_classes_`` set).
+    passes : VotePasses
+        The votes of the training rows, in chunks.
+    y_idx : ndarray of shape (n_rows,)
+        True class indices.
+    scheme : EvaluationScheme
+        Which voter may be evaluated on which row.
+    seed : int
+        Seed of the local torch generator (starting noise, mini-batches).
+    bank : voter bank, optional
+        The fitted bank (an out-of-bag bank's draws go into the certificate's details).
+
+    Returns
+    -------
+    FitResult
+    """
+    device = resolve_device(estimator.device)
+    if uses_counts(estimator, scheme):
+        return _fit_on_counts(estimator, passes, y_idx, scheme, seed, bank, device)
+    return _fit_on_rows(estimator, passes.whole(), y_idx, scheme, seed, device)
+
+
+# ---------------------------------------------------------------------------------------------
+# The count path
+# ---------------------------------------------------------------------------------------------
+class _Counts:
+    """The counts of each group, their rates as tensors, and the statements' sample sizes."""
+
+    def __init__(self, estimator, statistics, scheme, keys):
+        self.keys = keys
+        self.groups = [statistics.group(g.voters) for g in scheme.groups]
+        self.m = [gs.sample_size(keys) for gs in self.groups]
+        self.posteriors = [
+            make_posterior("categorical", g.voters.size, estimator.n_classes_)
+            for g in scheme.groups
+        ]
+
+    def tensors(self, dtype, device):
+        return [count_statistic_tensors(gs, self.keys, dtype, device) for gs in self.groups]
+
+
+def _fit_on_counts(estimator, passes, y_idx, scheme, seed, bank, device):
+    keys = estimator._statistic_keys
+    statistics = count_statistics(
+        passes.chunks(), y_idx, scheme, pairs=needs_pairs(keys), device=device
+    )
+    counts = _Counts(estimator, statistics, scheme, keys)
+    natural, mixture, history, n_iter, solver = _optimise_counts(estimator, counts, seed)
+    _log(estimator, f"{solver} optimiser on the error counts: {n_iter} iterations")
+
+    def group_statistics(g, nat):
+        return certified_statistics(nat / nat.sum(), counts.groups[g], keys)
+
+    def certify(natural, mixture):
+        return _certify(
+            estimator,
+            counts.posteriors,
+            natural,
+            mixture,
+            scheme,
+            counts.m,
+            group_statistics,
+            lambda natural, mixture, weights, deployed: _deployed_errors(
+                passes.chunks(), y_idx, weights, estimator.n_classes_
+            ),
+            _out_of_bag_details(bank, statistics) if scheme.out_of_bag else {},
+        )
+
+    certified = certify(natural, mixture)
+    if estimator._bound_name == "Partition" and getattr(estimator, "tighten", False):
+        from skpacbayes._tightening import tighten_partition
+
+        def gibbs(g, nat):
+            p = np.asarray(nat, dtype=np.float64)
+            return min(1.0, float(p @ counts.groups[g].rates / p.sum()) + _STAT_SLACK)
+
+        errors = [gs.errors for gs in counts.groups]
+        tightened = tighten_partition(
+            estimator, counts.posteriors, counts.m, scheme.groups, gibbs, errors, natural, mixture
+        )
+        certified = _better(certified, certify(*tightened))
+    return _result(certified, mixture, history, n_iter, solver)
+
+
+def _out_of_bag_details(bank, statistics):
+    sizes = statistics.sizes
+    details = {
+        "scheme": "out_of_bag",
+        "sampling": "bootstrap" if bank.bootstrap_ else "subsample without replacement",
+        "n_drawn": int(bank.n_drawn_),
+        "n_fit_samples": int(bank.n_fit_samples_),
+        "r": int(sizes.min()),
+        "mean_oob_size": float(sizes.mean()),
+    }
+    if statistics.pair_sizes is not None:
+        pair = statistics.pair_sizes
+        n = pair.shape[0]
+        details["r2"] = int(pair.min())
+        off_diagonal = pair[~np.eye(n, dtype=bool)]
+        details["mean_pair_oob_size"] = float(off_diagonal.mean() if n > 1 else pair.mean())
+    return details
+
+
+def _optimise_counts(estimator, counts, seed):
+    """Natural parameters, mixture, history, iterations and solver name on the counts."""
+    name, h = estimator._bound_name, len(counts.groups)
+    delta = float(estimator.delta)
+    if name == "Occam":
+        natural, mixture = _select_single_voter(estimator, counts)
+        return natural, mixture, [], 0, "exact"
+    generator = torch.Generator(device="cpu").manual_seed(seed)
+    prior_start = [
+        post.init_raw(generator=generator, dtype=torch.float64).detach()
+        for post in counts.posteriors
+    ]
+    if estimator.max_epochs == 0:  # the starting point, as the documentation says
+        natural = [
+            post.natural(raw).numpy().copy()
+            for post, raw in zip(counts.posteriors, prior_start, strict=True)
+        ]
+        return natural, _free_mixture(h), [], 0, "none"
+    if estimator.solver == "adam":  # out-of-bag banks: full-batch Adam steps on the counts
+        return (*_adam_on_counts(estimator, counts, prior_start, seed), "adam")
+    exact = None
+    if estimator.solver == "auto" and name in ("FO", "Partition", "SO"):
+        exact = _exact_search(counts, delta, tandem=name == "SO")
+        if name != "SO":  # the Gibbs search is the optimum: nothing left to refine
+            natural, mixture, evaluations = exact
+            return natural, mixture, [], evaluations, "exact"
+
+    def raws(natural):
+        return [torch.log(torch.from_numpy(q).clamp_min(1e-300)) for q in natural]
+
+    if exact:  # the tandem search's optimum, refined by L-BFGS on the bound itself
+        starts = [raws(exact[0])]
+    elif estimator.solver == "auto":  # C-bound: from both exact optima and from the prior
+        starts = [raws(_exact_search(counts, delta, tandem=t)[0]) for t in (False, True)]
+        starts.append(prior_start)
+    else:
+        starts = [prior_start]
+    objective = _count_objective(estimator, counts)
+    natural, mixture, history, n_iter = _multi_start(
+        estimator, counts.posteriors, objective, starts
+    )
+    return natural, mixture, history, n_iter, "exact" if exact else "lbfgs"
+
+
+def _free_mixture(h):
+    return np.array([1.0]) if h == 1 else np.full(h, 1.0 / h)
+
+
+def _exact_search(counts, delta, tandem):
+    """Per-group exact search; a free mixture goes to the group of the lowest bound."""
+    h = len(counts.groups)
+    natural, values, evaluations = [], [], 0
+    for gs, m in zip(counts.groups, counts.m, strict=True):
+        q, value = (
+            tandem_search(gs.tandem, m, delta / h)
+            if tandem
+            else gibbs_search(gs.rates, m, delta / h)
+        )
+        natural.append(q)
+        values.append(value)
+        evaluations += 1
+    mixture = np.array([1.0])
+    if h > 1:  # the bound is linear in the free mixture weight: its minimum is at a vertex
+        mixture = np.zeros(h)
+        mixture[int(np.argmin(values))] = 1.0
+    return natural, mixture, evaluations
+
+
+def _count_objective(estimator, counts, dtype=torch.float64, device="cpu"):
+    """The estimator's training objective of the Categorical weights on the counts."""
+    tensors = counts.tensors(dtype, device)
+    m = torch.tensor(counts.m, dtype=dtype).to(device)
+    delta = float(estimator.delta)
+
+    def objective(raws, weights):
+        stats, kls = [], []
+        for post, raw, t in zip(counts.posteriors, raws, tensors, strict=True):
+            q = post.natural(raw)
+            stats.append(statistics_of(q, t, counts.keys))
+            kls.append(post.kl(q))
+        return estimator._training_objective(
+            _stack_stats(stats), torch.stack(kls), m, weights, delta
+        )
+
+    return objective
+
+
+def _adam_on_counts(estimator, counts, raws, seed):
+    """Full-batch Adam on the counts (out-of-bag banks with ``solver="adam"``).
+
+    An epoch is ``max(10, ceil(m / batch_size))`` steps, as many as a mini-batch epoch over
+    the ``m`` rows takes, so that ``max_epochs``, ``learning_rate`` and the schedule keep
+    their meaning.
+    """
+    device = resolve_device(estimator.device)
+    objective = _count_objective(estimator, counts, torch.float32, device)
+    raws = [raw.to(device, torch.float32).requires_grad_(True) for raw in raws]
+    weights = torch.ones(1, dtype=torch.float32, device=device)
+    n_rows = max(int(gs.sizes.max()) for gs in counts.groups)
+    steps = max(MIN_STEPS_PER_EPOCH, math.ceil(n_rows / int(estimator.batch_size)))
+    generator = torch.Generator(device="cpu").manual_seed(seed)
+
+    def full_objective():
+        with torch.no_grad():
+            return float(objective(raws, weights))
+
+    result = train(
+        raws,
+        lambda index: objective(raws, weights),
+        full_objective,
+        steps,
+        max_epochs=estimator.max_epochs,
+        batch_size=1,
+        learning_rate=estimator.learning_rate,
+        early_stopping_patience=estimator.early_stopping_patience,
+        generator=generator,
+        verbose=estimator.verbose,
+    )
+    with torch.no_grad():
+        for raw, best in zip(raws, result.params, strict=True):
+            raw.copy_(best)
+    polish(raws, lambda: objective(raws, weights), max_iter=POLISH_MAX_ITER)
+    natural = [
+        post.natural(raw.detach().to("cpu", torch.float64)).numpy().copy()
+        for post, raw in zip(counts.posteriors, raws, strict=True)
+    ]
+    return natural, np.array([1.0]), result.history, result.n_iter
+
+
+def _select_single_voter(estimator, counts):
+    """Occam: the voter with the smallest Seeger bound, KL = ln(n_half), delta / h per half."""
+    from skpacbayes.bounds import kl_inv_upper, seeger_epsilon
+
+    h = len(counts.groups)
+    best = (np.inf, 0, 0)
+    for g, (gs, m) in enumerate(zip(counts.groups, counts.m, strict=True)):
+        n_g = gs.rates.size
+        eps = seeger_epsilon(np.log(n_g), m, float(estimator.delta) / h)
+        values = np.asarray(kl_inv_upper(np.clip(gs.rates + _STAT_SLACK, 0, 1), eps))
+        i = int(np.argmin(values))
+        if values[i] < best[0]:
+            best = (values[i], g, i)
+    _, g_best, i_best = best
+    natural = []
+    for g, gs in enumerate(counts.groups):
+        n_g = gs.rates.size
+        p = np.zeros(n_g) if g == g_best else np.full(n_g, 1.0 / n_g)
+        if g == g_best:
+            p[i_best] = 1.0
+        natural.append(p)
+    mixture = np.array([1.0]) if h == 1 else np.eye(h)[g_best]
+    return natural, mixture
+
+
+# ---------------------------------------------------------------------------------------------
+# Multi-start L-BFGS (both paths)
+# ---------------------------------------------------------------------------------------------
+def _multi_start(estimator, posteriors, objective, starts, alpha_start=None):
+    """L-BFGS from every start (lists of raw tensors, one per group); the lowest end wins.
+
+    ``objective(raws, weights)`` is minimised over the raws and, on split voters with a free
+    mixture weight, over ``alpha = sigmoid(alpha_raw)``. Returns float64 natural parameters,
+    the mixture, the winning run's history and its iterations.
+    """
+    h = len(posteriors)
+    fixed = estimator._fixed_mixture_weight()
+    free_alpha = h > 1 and fixed is None
+    best = None
+    for i, start in enumerate(starts):
+        raws = [raw.detach().clone().requires_grad_(True) for raw in start]
+        dtype, device = raws[0].dtype, raws[0].device
+        alpha_raw = torch.zeros((), dtype=dtype, device=device, requires_grad=True)
+        if alpha_start is not None:
+            with torch.no_grad():
+                alpha_raw.fill_(float(alpha_start))
+        params = raws + ([alpha_raw] if free_alpha else [])
+
+        def run(raws=raws, alpha_raw=alpha_raw, dtype=dtype, device=device):
+            return objective(raws, _mixture(alpha_raw, fixed, h, dtype, device))
+
+        logger = (lambda line: _log(estimator, line)) if estimator.verbose > 1 else None
+        result = minimize_lbfgs(
+            params, run, max_iter=estimator.max_epochs, ftol=LBFGS_FTOL, logger=logger
+        )
+        _log(
+            estimator,
+            f"start {i}: objective {result.value:.6f} after {result.n_iter} L-BFGS iterations",
+        )
+        if best is None or result.value < best[0]:
+            best = (result.value, [r.detach() for r in raws], alpha_raw.detach(), result)
+    _, raws, alpha_raw, result = best
+    with torch.no_grad():
+        natural = [
+            post.natural(raw.to("cpu", torch.float64)).numpy().copy()
+            for post, raw in zip(posteriors, raws, strict=True)
+        ]
+    alpha = float(torch.sigmoid(alpha_raw.double())) if free_alpha else fixed
+    mixture = np.array([1.0]) if h == 1 else np.array([alpha, 1.0 - alpha])
+    return natural, mixture, result.history, result.n_iter
+
+
+def _mixture(alpha_raw, fixed, n_groups, dtype, device):
+    if n_groups == 1:
+        return torch.ones(1, dtype=dtype, device=device)
+    if fixed is not None:
+        a = torch.tensor(fixed, dtype=dtype, device=device)
+    else:
+        a = torch.sigmoid(alpha_raw)
+    return torch.stack([a, 1 - a])
+
+
+def _stack_stats(per_group):
+    keys = per_group[0].keys()
+    return {k: torch.stack([s[k] for s in per_group]) for k in keys}
+
+
+# ---------------------------------------------------------------------------------------------
+# The row path
+# ---------------------------------------------------------------------------------------------
 class _Problem:
     """Votes, labels and posteriors of each half, on one device and dtype."""
 
-    def __init__(self, estimator, votes, y_idx, groups, device, dtype):
+    def __init__(self, estimator, votes, y_idx, groups, device, dtype, hold_errors=True):
         self.estimator = estimator
         self.n_classes = estimator.n_classes_
         self.n_samples = votes.shape[0]
@@ -76,20 +448,38 @@ class _Problem:
             self.rows.append(torch.from_numpy(rows).to(device))
         self.m = [int(g.samples.size) for g in groups]
         self.n_groups = len(groups)
-        # Training fast path: the 0/1 error matrix of each half, once, in the training dtype
-        # (the losses then skip forming and converting it at every step). Certificates
-        # (float64) and the multi-class Gaussian (which needs the votes) do not use it.
+        # The 0/1 error matrix of each half, once, in the training dtype (the losses then
+        # skip forming and converting it at every evaluation). Certificates (float64) and
+        # the multi-class Gaussian (which needs the votes) do not use it.
         self.errors = self.correct = None
         uses_votes = estimator.posterior == "gaussian" and self.n_classes > 2
-        size = sum(v.numel() for v in self.votes) * torch.finfo(dtype).bits // 8
-        if dtype != torch.float64 and not uses_votes and size <= _ERROR_MATRIX_BYTES:
+        if dtype != torch.float64 and not uses_votes and hold_errors:
             self.errors = [
                 (v != lab[:, None].to(v.dtype)).to(dtype)
                 for v, lab in zip(self.votes, self.labels, strict=True)
             ]
-            # the Dirichlet loss also sums the right weights: keep 1 - errors when it fits
-            if estimator.posterior == "dirichlet" and 2 * size <= _ERROR_MATRIX_BYTES:
+            # the Dirichlet loss also sums the right weights: keep 1 - errors
+            if estimator.posterior == "dirichlet":
                 self.correct = [torch.sub(1.0, e) for e in self.errors]
+
+    def voter_errors(self, g):
+        """Errors of each voter of half ``g`` on its rows (int64 NumPy)."""
+        wrong = self.votes[g] != self.labels[g][:, None].to(self.votes[g].dtype)
+        return wrong.sum(dim=0).cpu().numpy().astype(np.int64)
+
+    def gibbs(self, g, nat):
+        """Gibbs risk of half ``g`` at the natural parameters ``nat`` (NumPy), as a float.
+
+        Raised by the loss tolerance and the statistic allowance of a certificate; in
+        float32 it only guides a search (the partition tightening).
+        """
+        with torch.no_grad():
+            values = torch.from_numpy(np.asarray(nat)).to(self.dtype)
+            if self.estimator.posterior == "dirichlet":  # concentrations stay > 0
+                values = values.clamp_min(torch.finfo(values.dtype).tiny)
+            r = self.losses(g, values)
+        tol = self.posteriors[g].loss_tolerance
+        return min(1.0, float(r.mean()) + tol + _STAT_SLACK)
 
     def losses(self, g, nat, rows=None):
         """Stochastic losses of half ``g`` (all its rows, in chunks, or ``rows``)."""
@@ -120,97 +510,301 @@ class _Problem:
         return torch.cat(parts)
 
 
-def _mixture(alpha_raw, fixed, n_groups, dtype, device):
-    if n_groups == 1:
-        return torch.ones(1, dtype=dtype, device=device)
-    if fixed is not None:
-        a = torch.tensor(fixed, dtype=dtype, device=device)
-    else:
-        a = torch.sigmoid(alpha_raw)
-    return torch.stack([a, 1 - a])
+def _error_matrix_bytes(estimator, groups):
+    """Bytes of the float32 error matrices (and complements) the full-batch solver holds."""
+    entries = sum(g.voters.size * g.samples.size for g in groups)
+    return entries * 4 * (2 if estimator.posterior == "dirichlet" else 1)
 
 
-def _stack_stats(per_group):
-    keys = per_group[0].keys()
-    return {k: torch.stack([s[k] for s in per_group]) for k in keys}
-
-
-def fit_posteriors(estimator, votes, y_idx, groups, seed):
-    """Train, optionally tighten, and certify. Returns a :class:`FitResult`."""
-    cert_problem = _Problem(estimator, votes, y_idx, groups, torch.device("cpu"), torch.float64)
-    train_problem = None
-    if estimator._bound_name == "Occam":
-        natural, mixture = _select_single_voter(estimator, cert_problem)
-        history, n_iter = [], 0
-    else:
-        device = resolve_device(estimator.device)
-        train_problem = _Problem(estimator, votes, y_idx, groups, device, torch.float32)
-        natural, mixture, history, n_iter = _train_posteriors(estimator, train_problem, seed)
+def _fit_on_rows(estimator, votes, y_idx, scheme, seed, device):
+    groups = scheme.groups
+    solver = estimator.solver
+    if solver == "auto":
+        too_large = _error_matrix_bytes(estimator, groups) > ERROR_MATRIX_BYTES
+        solver = "adam" if too_large else "lbfgs"
+    train_problem = _Problem(
+        estimator,
+        votes,
+        y_idx,
+        groups,
+        device,
+        torch.float32,
+        hold_errors=_error_matrix_bytes(estimator, groups) <= ERROR_MATRIX_BYTES
+        or solver == "lbfgs",
+    )
+    natural, mixture, history, n_iter = _train_rows(estimator, train_problem, seed, solver)
+    _log(
+        estimator,
+        f"{solver} on the {votes.shape[0]} x {votes.shape[1]} votes: {n_iter} "
+        f"{'epochs' if solver == 'adam' else 'iterations'}",
+    )
     cv_details = None
     if estimator._bound_name == "VC" and estimator.cv is not None:
         natural, cv_details = _vc_cross_validation(
-            estimator, votes, y_idx, groups[0], natural, device, seed
+            estimator, votes, y_idx, groups[0], natural, device, seed, solver
         )
-    certified = _certify(estimator, cert_problem, natural, mixture, votes, y_idx, groups)
+    cert_problem = _Problem(estimator, votes, y_idx, groups, torch.device("cpu"), torch.float64)
+
+    def group_statistics(g, nat):
+        with torch.no_grad():
+            r = cert_problem.losses(g, torch.from_numpy(np.asarray(nat, dtype=np.float64)))
+        tol = cert_problem.posteriors[g].loss_tolerance
+        r_lo = torch.clamp(r - tol, 0.0, 1.0).numpy()
+        r_hi = torch.clamp(r + tol, 0.0, 1.0).numpy()
+        stats = estimator._statistics(r_lo, r_hi, np.mean)
+        sign = {"disagreement": -1.0}
+        return {
+            k: min(1.0, max(0.0, float(v) + sign.get(k, 1.0) * _STAT_SLACK))
+            for k, v in stats.items()
+        }
+
+    def deployed_errors(natural, mixture, weights, deployed):
+        if deployed == "mixture_bayes":
+            scores = _mixture_scores(
+                cert_problem.posteriors, natural, mixture, groups, votes, decide=True
+            )
+            return ~_strict_argmax_is(scores, y_idx)
+        return _deployed_errors([(0, votes)], y_idx, weights, estimator.n_classes_)
+
+    def certify(natural, mixture):
+        return _certify(
+            estimator,
+            cert_problem.posteriors,
+            natural,
+            mixture,
+            scheme,
+            cert_problem.m,
+            group_statistics,
+            deployed_errors,
+            {},
+            margin_problem=cert_problem,
+        )
+
+    certified = certify(natural, mixture)
     if cv_details is not None:
         certificate, *rest = certified
         certified = (replace(certificate, details={**certificate.details, **cv_details}), *rest)
     if estimator._bound_name == "Partition" and getattr(estimator, "tighten", False):
         from skpacbayes._tightening import tighten_partition
 
-        # The search scores its candidates in float32 on the training problem (error matrix,
-        # training rules; on CPU, where it reads its weights): its values only steer it. The
-        # posterior it returns is certified from scratch below.
-        search_problem = train_problem
-        if search_problem.device.type != "cpu":
-            cpu = torch.device("cpu")
-            search_problem = _Problem(estimator, votes, y_idx, groups, cpu, torch.float32)
-        tightened = tighten_partition(estimator, search_problem, groups, natural, mixture)
-        # Keep whichever of the trained and the tightened posterior certifies lower: the
-        # PAC-Bayes statement holds for every posterior at once, so choosing between the
-        # two after looking at both bounds costs nothing in delta.
-        candidate = _certify(estimator, cert_problem, *tightened, votes, y_idx, groups)
-        if candidate[0].value < certified[0].value:
-            certified = candidate
+        # The search scores its candidates in float32 on the training rules (on CPU, where
+        # it reads its weights): its values only steer it. The posterior it returns is
+        # certified from scratch below.
+        search = train_problem
+        if search.device.type != "cpu" or search.errors is None:
+            search = _Problem(estimator, votes, y_idx, groups, torch.device("cpu"), torch.float32)
+        errors = [search.voter_errors(g) for g in range(search.n_groups)]
+        tightened = tighten_partition(
+            estimator, search.posteriors, search.m, groups, search.gibbs, errors, natural, mixture
+        )
+        certified = _better(certified, certify(*tightened))
+    return _result(certified, mixture, history, n_iter, solver)
+
+
+def _better(certified, candidate):
+    """The certification of lower bound: the PAC-Bayes statement holds for every posterior at
+    once, so choosing between two after looking at both bounds costs nothing in delta."""
+    return candidate if candidate[0].value < certified[0].value else certified
+
+
+def _result(certified, mixture, history, n_iter, solver):
     certificate, natural, vote_weights, deployed = certified
     return FitResult(
         natural=natural,
-        mixture_weights=mixture,
+        mixture_weights=np.asarray(certificate.mixture_weights, dtype=np.float64),
         vote_weights=vote_weights,
         deployed=deployed,
         history=history,
         n_iter=n_iter,
         certificate=certificate,
+        solver=solver,
     )
 
 
-def _select_single_voter(estimator, problem):
-    """Occam: the voter with the smallest Seeger bound, KL = ln(n_half), delta / h per half."""
-    from skpacbayes.bounds import kl_inv_upper, seeger_epsilon
-
+def _row_objective(estimator, problem):
+    """``objective(raws, weights, rows_list=None)``: the training objective on the rows."""
     h = problem.n_groups
-    best = (np.inf, 0, 0)
-    for g in range(h):
-        errors = (problem.votes[g] != problem.labels[g][:, None]).double().mean(dim=0).numpy()
-        n_g = errors.size
-        eps = seeger_epsilon(np.log(n_g), problem.m[g], float(estimator.delta) / h)
-        values = np.asarray(kl_inv_upper(np.clip(errors + _STAT_SLACK, 0, 1), eps))
-        i = int(np.argmin(values))
-        if values[i] < best[0]:
-            best = (values[i], g, i)
-    _, g_best, i_best = best
-    natural = []
-    for g in range(h):
-        n_g = problem.votes[g].shape[1]
-        p = np.zeros(n_g) if g == g_best else np.full(n_g, 1.0 / n_g)
-        if g == g_best:
-            p[i_best] = 1.0
-        natural.append(p)
-    mixture = np.array([1.0]) if h == 1 else np.eye(h)[g_best]
-    return natural, mixture
+    delta = float(estimator.delta)
+    # constants of the objective, on the device once (a copy per step would wait for it)
+    m = torch.tensor(problem.m, dtype=torch.float32).to(problem.device)
+    mean = torch.mean
+
+    def objective(raws, weights, rows_list=None):
+        rows_list = [None] * h if rows_list is None else rows_list
+        nats = [post.natural(raw) for post, raw in zip(problem.posteriors, raws, strict=True)]
+        if estimator._bound_name == "VC":
+            return _vote_cross_entropy(problem, nats, rows_list)
+        stats = []
+        for g in range(h):
+            r = problem.losses(g, nats[g], rows_list[g])
+            stats.append(estimator._statistics(r, r, mean))
+        kl = torch.stack([post.kl(nat) for post, nat in zip(problem.posteriors, nats, strict=True)])
+        return estimator._training_objective(_stack_stats(stats), kl, m, weights, delta)
+
+    return objective
 
 
-def _vc_cross_validation(estimator, votes, y_idx, group, natural, device, seed):
+def _train_rows(estimator, problem, seed, solver):
+    """Minimise the estimator's objective on ``problem`` (float32 :class:`_Problem`).
+
+    Returns float64 natural parameters, the mixture weights, the history and the iterations.
+    """
+    generator = torch.Generator(device="cpu").manual_seed(seed)
+    prior = [
+        post.init_raw(generator=generator, dtype=torch.float32, device=problem.device)
+        for post in problem.posteriors
+    ]
+    if estimator.max_epochs == 0 or solver == "adam":
+        return _train_adam(estimator, problem, prior, generator)
+    objective = _row_objective(estimator, problem)
+    from skpacbayes._sync import trusted_inputs
+
+    def checked_free(raws, weights):
+        with trusted_inputs():
+            return objective(raws, weights)
+
+    starts = [[raw.detach() for raw in prior]]
+    if estimator._bound_name != "VC":
+        starts += _row_starts(estimator, problem, checked_free)
+    return _multi_start(estimator, problem.posteriors, checked_free, starts)
+
+
+def _row_starts(estimator, problem, objective):
+    """Starts beyond the prior: the first-order Gibbs optimum and the best single voter.
+
+    Both come from the error counts of each half. A Dirichlet or Gaussian start is the
+    target weights (mixed with ``_START_MIX`` of uniform weights) times a scale chosen on
+    ``_START_SCALES`` by the objective; a Categorical start is the target itself.
+    """
+    h = problem.n_groups
+    delta = float(estimator.delta)
+    targets = {"gibbs": [], "best voter": []}
+    for g in range(h):
+        rates = problem.voter_errors(g) / problem.m[g]
+        targets["gibbs"].append(gibbs_search(rates, problem.m[g], delta / h)[0])
+        one_hot = np.zeros(rates.size)
+        one_hot[int(np.argmin(rates))] = 1.0
+        targets["best voter"].append(one_hot)
+    fixed = estimator._fixed_mixture_weight()
+    weights = _mixture(torch.zeros(()), fixed, h, torch.float32, problem.device)
+    family = estimator.posterior
+    starts = []
+    for target in targets.values():
+        mixed = [(1 - _START_MIX) * q + _START_MIX / q.size for q in target]
+
+        def raws_at(scale, mixed=mixed):
+            out = []
+            for post, q in zip(problem.posteriors, mixed, strict=True):
+                if family == "dirichlet":
+                    nat = scale * q.size * q
+                elif family == "gaussian":
+                    nat = scale * np.sqrt(q.size) * q
+                else:
+                    nat = q
+                out.append(
+                    post.raw_from_natural(torch.from_numpy(nat))
+                    .to(device=problem.device, dtype=torch.float32)
+                    .detach()
+                )
+            return out
+
+        if family == "categorical":
+            starts.append(raws_at(1.0))
+            continue
+        with torch.no_grad():
+            values = [float(objective(raws_at(s), weights)) for s in _START_SCALES]
+        values = [v if math.isfinite(v) else math.inf for v in values]
+        starts.append(raws_at(_START_SCALES[int(np.argmin(values))]))
+    return starts
+
+
+def _train_adam(estimator, problem, raws, generator):
+    """Mini-batch Adam (the reference paper's protocol), then a full-batch L-BFGS polish."""
+    device = problem.device
+    h = problem.n_groups
+    fixed_alpha = estimator._fixed_mixture_weight()
+    alpha_raw = torch.zeros((), dtype=torch.float32, device=device, requires_grad=True)
+    params = raws + ([alpha_raw] if h > 1 and fixed_alpha is None else [])
+    objective = _row_objective(estimator, problem)
+    fixed_weights = None
+    if h == 1 or fixed_alpha is not None:
+        fixed_weights = _mixture(alpha_raw, fixed_alpha, h, torch.float32, device)
+
+    def weights():
+        if fixed_weights is not None:
+            return fixed_weights
+        return _mixture(alpha_raw, fixed_alpha, h, torch.float32, device)
+
+    rows_cpu = [rows.cpu() for rows in problem.rows]
+
+    def prepare_epoch(batches):
+        """Rows of each half in each mini-batch, found on the host, sent in one copy."""
+        plans, pieces, size = [], [], 0
+        for index in batches:
+            plan = []
+            for g in range(h):
+                rows = rows_cpu[g][index]
+                rows = rows[rows >= 0]
+                if rows.numel() == 0:
+                    plan = None  # a half without rows: a constant objective, no step
+                    break
+                plan.append((size, size + rows.numel()))
+                pieces.append(rows)
+                size += rows.numel()
+            plans.append(plan)
+        flat = to_device(torch.cat(pieces), device) if pieces else None
+        return [None if plan is None else [flat[a:b] for a, b in plan] for plan in plans]
+
+    def batch_objective(rows_list):
+        if rows_list is None:
+            return torch.zeros((), device=device)
+        return objective(raws, weights(), rows_list)
+
+    def full_objective():
+        with torch.no_grad():
+            return objective(raws, weights()).detach()
+
+    result = train(
+        params,
+        batch_objective,
+        full_objective,
+        problem.n_samples,
+        max_epochs=estimator.max_epochs,
+        batch_size=estimator.batch_size,
+        learning_rate=estimator.learning_rate,
+        early_stopping_patience=estimator.early_stopping_patience,
+        min_steps_per_epoch=MIN_STEPS_PER_EPOCH,
+        generator=generator,
+        verbose=estimator.verbose,
+        prepare_epoch=prepare_epoch,
+    )
+    best = result.params
+    # no polish for the VC baseline (it minimises a cross-entropy) nor for max_epochs=0 (the
+    # starting point is deployed as is)
+    if estimator._bound_name != "VC" and estimator.max_epochs > 0:
+        with torch.no_grad():
+            for p, b in zip(params, best, strict=True):
+                p.copy_(b)
+        before, after = polish(
+            params, lambda: objective(params[:h], weights()), max_iter=POLISH_MAX_ITER
+        )
+        if after < before:
+            best = [p.detach().clone() for p in params]
+    with torch.no_grad():
+        nats = [
+            post.natural(raw.detach().to("cpu", torch.float64))
+            for post, raw in zip(problem.posteriors, best[:h], strict=True)
+        ]
+        if h > 1 and fixed_alpha is None:
+            alpha = float(torch.sigmoid(best[h].double()))
+        else:
+            alpha = 0.5 if fixed_alpha is None else fixed_alpha
+    natural = [nat.numpy().copy() for nat in nats]
+    mixture = np.array([1.0]) if h == 1 else np.array([alpha, 1.0 - alpha])
+    return natural, mixture, result.history, result.n_iter
+
+
+def _vc_cross_validation(estimator, votes, y_idx, group, natural, device, seed, solver):
     """The VC baseline's choice between its trained vote and its best single voter.
 
     A stratified ``estimator.cv``-fold cross-validation on the rows the certificate uses
@@ -239,9 +833,14 @@ def _vc_cross_validation(estimator, votes, y_idx, group, natural, device, seed):
     folds = StratifiedKFold(n_splits, shuffle=True, random_state=seed)
     for fit_rows, test in folds.split(samples, y):
         fold = _Problem(
-            estimator, votes, y_idx, [_Group(voters, samples[fit_rows])], device, torch.float32
+            estimator,
+            votes,
+            y_idx,
+            [EvaluationGroup(voters, samples[fit_rows])],
+            device,
+            torch.float32,
         )
-        fold_natural = _train_posteriors(estimator, fold, seed)[0]
+        fold_natural = _train_rows(estimator, fold, seed, solver)[0]
         w = fold.posteriors[0].vote_weights(torch.from_numpy(fold_natural[0])).numpy()
         scores = weighted_vote_scores(votes[np.ix_(samples[test], voters)], w, estimator.n_classes_)
         vote_wrong[test] = ~_strict_argmax_is(scores, y[test])
@@ -271,113 +870,6 @@ def _vc_cross_validation(estimator, votes, y_idx, group, natural, device, seed):
     return [single], details
 
 
-def _train_posteriors(estimator, problem, seed):
-    """Minimise the estimator's objective with Adam on ``problem`` (float32 :class:`_Problem`).
-
-    Returns float64 natural parameters, the mixture weights, the history and the epochs.
-    """
-    device = problem.device
-    generator = torch.Generator(device="cpu").manual_seed(seed)
-    h = problem.n_groups
-    fixed_alpha = estimator._fixed_mixture_weight()
-
-    raws = [
-        post.init_raw(generator=generator, dtype=torch.float32, device=device)
-        for post in problem.posteriors
-    ]
-    alpha_raw = torch.zeros((), dtype=torch.float32, device=device, requires_grad=True)
-    params = raws + ([alpha_raw] if h > 1 and fixed_alpha is None else [])
-    delta = float(estimator.delta)
-    mean = torch.mean
-    # constants of the objective, on the device once (a copy per step would wait for it)
-    m = torch.tensor(problem.m, dtype=torch.float32).to(device)
-    fixed_weights = None
-    if h == 1 or fixed_alpha is not None:
-        fixed_weights = _mixture(alpha_raw, fixed_alpha, h, torch.float32, device)
-
-    def objective(raw_list, rows_list):
-        nats = [post.natural(raw) for post, raw in zip(problem.posteriors, raw_list, strict=True)]
-        weights = fixed_weights
-        if weights is None:
-            weights = _mixture(alpha_raw, fixed_alpha, h, torch.float32, device)
-        if estimator._bound_name == "VC":
-            return _vote_cross_entropy(problem, nats, rows_list)
-        stats = []
-        for g in range(h):
-            r = problem.losses(g, nats[g], rows_list[g])
-            stats.append(estimator._statistics(r, r, mean))
-        kl = torch.stack([post.kl(nat) for post, nat in zip(problem.posteriors, nats, strict=True)])
-        return estimator._training_objective(_stack_stats(stats), kl, m, weights, delta)
-
-    rows_cpu = [rows.cpu() for rows in problem.rows]
-
-    def prepare_epoch(batches):
-        """Rows of each half in each mini-batch, found on the host, sent in one copy."""
-        plans, pieces, size = [], [], 0
-        for index in batches:
-            plan = []
-            for g in range(h):
-                rows = rows_cpu[g][index]
-                rows = rows[rows >= 0]
-                if rows.numel() == 0:
-                    plan = None  # a half without rows: a constant objective, no step
-                    break
-                plan.append((size, size + rows.numel()))
-                pieces.append(rows)
-                size += rows.numel()
-            plans.append(plan)
-        flat = to_device(torch.cat(pieces), device) if pieces else None
-        return [None if plan is None else [flat[a:b] for a, b in plan] for plan in plans]
-
-    def batch_objective(rows_list):
-        if rows_list is None:
-            return torch.zeros((), device=device)
-        return objective(raws, rows_list)
-
-    def full_objective():
-        with torch.no_grad():
-            return objective(raws, [None] * h).detach()
-
-    result = train(
-        params,
-        batch_objective,
-        full_objective,
-        problem.n_samples,
-        max_epochs=estimator.max_epochs,
-        batch_size=estimator.batch_size,
-        learning_rate=estimator.learning_rate,
-        early_stopping_patience=estimator.early_stopping_patience,
-        min_steps_per_epoch=MIN_STEPS_PER_EPOCH,
-        generator=generator,
-        verbose=estimator.verbose,
-        prepare_epoch=prepare_epoch,
-    )
-    best = result.params
-    # no polish for the VC baseline (it minimises a cross-entropy) nor for max_epochs=0 (the
-    # starting point is deployed as is)
-    if estimator._bound_name != "VC" and estimator.max_epochs > 0:
-        with torch.no_grad():
-            for p, b in zip(params, best, strict=True):
-                p.copy_(b)
-        before, after = polish(
-            params, lambda: objective(params[:h], [None] * h), max_iter=POLISH_MAX_ITER
-        )
-        if after < before:
-            best = [p.detach().clone() for p in params]
-    with torch.no_grad():
-        nats = [
-            post.natural(raw.detach().to("cpu", torch.float64))
-            for post, raw in zip(problem.posteriors, best[:h], strict=True)
-        ]
-        if h > 1 and fixed_alpha is None:
-            alpha = float(torch.sigmoid(best[h].double()))
-        else:
-            alpha = 0.5 if fixed_alpha is None else fixed_alpha
-    natural = [nat.numpy().copy() for nat in nats]
-    mixture = np.array([1.0]) if h == 1 else np.array([alpha, 1.0 - alpha])
-    return natural, mixture, result.history, result.n_iter
-
-
 def _vote_cross_entropy(problem, nats, rows_list):
     """Cross-entropy of the weighted vote (training objective of the VC baseline)."""
     total = 0.0
@@ -400,44 +892,59 @@ def _vote_cross_entropy(problem, nats, rows_list):
     return total
 
 
-def _certify(estimator, problem, natural, mixture, votes, y_idx, groups):
-    """Recompute the bound from scratch in float64 for the final posterior."""
-    h = problem.n_groups
-    nats = [torch.from_numpy(np.asarray(nat, dtype=np.float64)) for nat in natural]
-    vote_weights, deployed = deployed_classifier(estimator, problem, natural, mixture, groups)
-    # the deployed classifier's errors on the examples each half uses
-    if deployed == "mixture_bayes":
-        scores = _mixture_scores(problem.posteriors, natural, mixture, groups, votes, decide=True)
+# ---------------------------------------------------------------------------------------------
+# The certificate (both paths)
+# ---------------------------------------------------------------------------------------------
+def _deployed_errors(vote_chunks, y_idx, weights, n_classes):
+    """Where the weighted vote with ``weights`` errs (ties are errors), chunk by chunk."""
+    wrong = np.zeros(y_idx.shape[0], dtype=bool)
+    for start, votes in vote_chunks:
+        stop = start + votes.shape[0]
+        scores = weighted_vote_scores(votes, weights, n_classes)
+        wrong[start:stop] = ~_strict_argmax_is(scores, y_idx[start:stop])
+    return wrong
+
+
+def _certify(
+    estimator,
+    posteriors,
+    natural,
+    mixture,
+    scheme,
+    m,
+    group_statistics,
+    deployed_errors,
+    details,
+    margin_problem=None,
+):
+    """Recompute the bound from scratch in float64 for the final posterior.
+
+    ``group_statistics(g, nat)`` gives the safe-side float64 statistics of half ``g`` (from
+    the counts or from the stochastic losses of the rows) and ``deployed_errors(natural,
+    mixture, weights, deployed)`` where the deployed classifier errs on the training rows.
+    """
+    groups = scheme.groups
+    h = len(groups)
+    natural = [np.asarray(nat, dtype=np.float64) for nat in natural]
+    nats = [torch.from_numpy(nat) for nat in natural]
+    vote_weights, deployed = deployed_classifier(estimator, posteriors, natural, mixture, groups)
+    wrong = deployed_errors(natural, mixture, vote_weights, deployed)
+    if scheme.out_of_bag:
+        used = np.arange(wrong.shape[0])
     else:
-        scores = weighted_vote_scores(votes, vote_weights, problem.n_classes)
-    wrong = ~_strict_argmax_is(scores, y_idx)
-    used = np.unique(np.concatenate([g.samples for g in groups]))
+        used = np.unique(np.concatenate([g.samples for g in groups]))
     train_error = float(wrong[used].mean())
 
-    kl = np.array([float(post.kl(nat)) for post, nat in zip(problem.posteriors, nats, strict=True)])
+    kl = np.array([float(post.kl(nat)) for post, nat in zip(posteriors, nats, strict=True)])
     kl = kl * (1 + _KL_SLACK) + _KL_SLACK
-    stats = []
-    with torch.no_grad():
-        for g in range(h):
-            r = problem.losses(g, nats[g])
-            tol = problem.posteriors[g].loss_tolerance
-            r_lo = torch.clamp(r - tol, 0.0, 1.0).numpy()
-            r_hi = torch.clamp(r + tol, 0.0, 1.0).numpy()
-            stats.append(estimator._statistics(r_lo, r_hi, np.mean))
-    statistics = {}
-    for key in stats[0]:
-        values = np.array([float(s[key]) for s in stats])
-        if key == "disagreement":
-            values = np.clip(values - _STAT_SLACK, 0.0, 1.0)
-        else:
-            values = np.clip(values + _STAT_SLACK, 0.0, 1.0)
-        statistics[key] = values
+    stats = [group_statistics(g, natural[g]) for g in range(h)]
+    statistics = {key: np.array([float(s[key]) for s in stats]) for key in stats[0]}
     delta = float(estimator.delta)
-    m = list(problem.m)
+    m = list(m)
     weights = np.asarray(mixture, dtype=np.float64)
     name = estimator._bound_name
     gibbs_bound = b_tilde = c_tilde = None
-    details = {"n_draws": int(estimator.n_draws)} if name == "Bin" else {}
+    details = {**({"n_draws": int(estimator.n_draws)} if name == "Bin" else {}), **details}
 
     from skpacbayes import bounds
 
@@ -459,10 +966,10 @@ def _certify(estimator, problem, natural, mixture, votes, y_idx, groups):
         details = {"n_voters": int(g.voters.size)}
         value = float(bounds.vc_bound(train_error, g.voters.size, g.samples.size, delta))
     elif name == "Margin":
-        value, certified, details = _margin_certificate(estimator, problem, vote_weights)
+        value, certified, details = _margin_certificate(estimator, margin_problem, vote_weights)
         if certified is not None:
             natural = certified
-            kl = np.array([float(problem.posteriors[0].kl(torch.from_numpy(natural[0])))])
+            kl = np.array([float(posteriors[0].kl(torch.from_numpy(natural[0])))])
             kl = kl * (1 + _KL_SLACK) + _KL_SLACK
     else:
         if "gibbs" in statistics:
@@ -485,7 +992,7 @@ def _certify(estimator, problem, natural, mixture, votes, y_idx, groups):
         b_tilde=None if b_tilde is None else float(b_tilde),
         c_tilde=None if c_tilde is None else float(c_tilde),
         train_error=train_error,
-        n_voters=int(votes.shape[1]),
+        n_voters=int(scheme.n_voters),
         details=details,
         n_effective_voters=_effective_voters(vote_weights, deployed, mixture, groups),
     )
@@ -569,7 +1076,7 @@ def mixture_win_probabilities(estimator, votes, decide=False):
     split Gaussian estimators (the deployed classifier is the mixture's Bayes classifier,
     :ref:`theory-split`).
     """
-    groups = [_Group(v, s) for v, s in estimator.groups_]
+    groups = [EvaluationGroup(v, s) for v, s in estimator.groups_]
     posteriors = [
         make_posterior(estimator.posterior, g.voters.size, estimator.n_classes_, estimator.prior)
         for g in groups
@@ -582,12 +1089,6 @@ def mixture_win_probabilities(estimator, votes, decide=False):
         votes,
         decide=decide,
     )
-
-
-class _Group:
-    def __init__(self, voters, samples):
-        self.voters = voters
-        self.samples = samples
 
 
 def _margin_certificate(estimator, problem, vote_weights):

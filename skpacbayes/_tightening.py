@@ -1,9 +1,10 @@
 """Post-training heuristics that tighten the partition bound (:ref:`theory-tightening`).
 
 Every candidate posterior is scored with the partition bound (the partition
-lower bounds at 16 bits, the Seeger / cross bound with the full KL) evaluated
-with the problem's own arithmetic: the estimators search in float32 (the
-training rules), so the values visited only steer the search. Choosing the
+lower bounds at 16 bits, the Seeger / cross bound with the full KL) on the
+Gibbs risk the caller computes (from the error counts for a Categorical
+posterior, from the rows in float32 otherwise), so the values visited only
+steer the search. Choosing the
 posterior this way costs nothing in delta (the PAC-Bayes statement holds for
 all posteriors of the family simultaneously and b~, c~ are deterministic
 functions of the weights); the caller certifies the returned posterior from
@@ -30,19 +31,40 @@ class _Budget(Exception):
 
 
 class PartitionObjective:
-    """Partition bound of a flat weight vector ``theta`` in the problem's arithmetic.
-
-    (A certificate on a float64 problem; a guide for the search on a float32 one.)
+    """Partition bound of a flat weight vector ``theta``, a guide for the search.
 
     ``theta`` is the deployed parametrisation: non-split, the natural
     parameter of the posterior; split Categorical, the joint weights
     ``(alpha p1, (1 - alpha) p2)``; split Dirichlet, ``(a1, a2)`` with the
     mixture weight kept fixed.
+
+    Parameters
+    ----------
+    estimator : PartitionBoundClassifier
+        The estimator being fitted.
+    posteriors : list of Posterior
+        One per half.
+    m : list of int
+        Sample size of each half's statement.
+    groups : list of EvaluationGroup
+        The halves.
+    gibbs : callable
+        ``gibbs(g, nat)``: the empirical Gibbs risk of half ``g`` at the natural parameters
+        ``nat`` (raised by the allowances of a certificate).
+    errors : list of ndarray
+        Errors of each voter of each half on its rows (for :meth:`sorted_by_errors`).
+    mixture : ndarray
+        Mixture weights of the halves.
+    max_evaluations : int
+        Evaluations after which :class:`_Budget` is raised.
     """
 
-    def __init__(self, estimator, problem, groups, mixture, max_evaluations):
+    def __init__(self, estimator, posteriors, m, groups, gibbs, errors, mixture, max_evaluations):
         self.estimator = estimator
-        self.problem = problem
+        self.posteriors = posteriors
+        self.m = list(m)
+        self.gibbs = gibbs
+        self.errors = errors
         self.groups = groups
         self.family = estimator.posterior
         self.mixture = np.asarray(mixture, dtype=np.float64)
@@ -78,16 +100,13 @@ class PartitionObjective:
         terms, is unchanged; the stochastic losses usually drop.
         """
         out = np.array(theta, dtype=np.float64)
-        with torch.no_grad():
-            for g, (a, b) in enumerate(zip(self.offsets[:-1], self.offsets[1:], strict=True)):
-                votes, labels = self.problem.votes[g], self.problem.labels[g]
-                errors = (votes != labels[:, None].to(votes.dtype)).sum(dim=0).cpu().numpy()
-                out[a + np.argsort(errors, kind="stable")] = np.sort(out[a:b])[::-1]
+        for g, (a, b) in enumerate(zip(self.offsets[:-1], self.offsets[1:], strict=True)):
+            out[a + np.argsort(self.errors[g], kind="stable")] = np.sort(out[a:b])[::-1]
         return out
 
     def __call__(self, theta):
         from skpacbayes import bounds
-        from skpacbayes._certificate import _KL_SLACK, _STAT_SLACK
+        from skpacbayes._certificate import _KL_SLACK
         from skpacbayes._deployed import deployed_classifier, partition_terms
 
         if self.evaluations >= self.max_evaluations:
@@ -96,17 +115,17 @@ class PartitionObjective:
         if not np.all(np.isfinite(theta)) or (self.family != "gaussian" and theta.sum() <= 0):
             return np.inf
         natural, mixture = self.unflatten(theta)
-        problem = self.problem
         gibbs, kl = [], []
         with torch.no_grad():
-            for g, post in enumerate(problem.posteriors):
-                nat = torch.from_numpy(natural[g]).to(problem.dtype)
-                if self.family == "dirichlet":  # concentrations stay > 0 in float32
-                    nat = nat.clamp_min(torch.finfo(nat.dtype).tiny)
-                r = problem.losses(g, nat)
-                gibbs.append(min(1.0, float(r.mean()) + post.loss_tolerance + _STAT_SLACK))
+            for g, post in enumerate(self.posteriors):
+                nat = torch.from_numpy(natural[g])
+                if self.family == "dirichlet":  # concentrations stay > 0
+                    nat = nat.clamp_min(torch.finfo(torch.float32).tiny)
+                gibbs.append(self.gibbs(g, natural[g]))
                 kl.append(float(post.kl(nat)) * (1 + _KL_SLACK) + _KL_SLACK)
-        weights, _ = deployed_classifier(self.estimator, problem, natural, mixture, self.groups)
+        weights, _ = deployed_classifier(
+            self.estimator, self.posteriors, natural, mixture, self.groups
+        )
         b, c = partition_terms(
             self.family, natural, mixture, weights, self.groups, bits=_SEARCH_BITS
         )
@@ -114,7 +133,7 @@ class PartitionObjective:
             bounds.partition_bound(
                 np.array(gibbs),
                 np.array(kl),
-                list(problem.m),
+                self.m,
                 float(self.estimator.delta),
                 b,
                 c,
@@ -272,17 +291,25 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
     return best, best_value
 
 
-def tighten_partition(estimator, problem, groups, natural, mixture, max_evaluations=600):
+def tighten_partition(
+    estimator, posteriors, m, groups, gibbs, errors, natural, mixture, max_evaluations=600
+):
     """Apply :func:`tighten` to a trained posterior; returns (natural, mixture).
 
-    Categorical and Dirichlet weights found are then re-assigned so that the largest go to
-    the voters with the fewest errors (:meth:`PartitionObjective.sorted_by_errors`: the
-    same weights, so the same sparsity), kept if that scores lower.
+    The arguments but ``natural`` and ``max_evaluations`` are those of
+    :class:`PartitionObjective`. Categorical and Dirichlet weights found are then
+    re-assigned so that the largest go to the voters with the fewest errors
+    (:meth:`PartitionObjective.sorted_by_errors`: the same weights, so the same sparsity),
+    kept if that scores lower.
     """
-    objective = PartitionObjective(estimator, problem, groups, mixture, max_evaluations)
+
+    def objective_of(budget):
+        return PartitionObjective(estimator, posteriors, m, groups, gibbs, errors, mixture, budget)
+
+    objective = objective_of(max_evaluations)
     theta, value = tighten(objective.flatten(natural, mixture), objective, estimator.posterior)
     if estimator.posterior != "gaussian":  # weights >= 0
-        final = PartitionObjective(estimator, problem, groups, mixture, _SCALES.size + 1)
+        final = objective_of(_SCALES.size + 1)
         rearranged = final.sorted_by_errors(theta)
         if not np.array_equal(rearranged, theta):
             new_value, t = _profiled(final, rearranged, estimator.posterior == "dirichlet")

@@ -14,12 +14,21 @@ import math
 import warnings
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 from sklearn.exceptions import ConvergenceWarning
 
 from skpacbayes._sync import trusted_inputs
 
-__all__ = ["TrainingResult", "polish", "resolve_device", "to_device", "train"]
+__all__ = [
+    "LBFGSResult",
+    "TrainingResult",
+    "minimize_lbfgs",
+    "polish",
+    "resolve_device",
+    "to_device",
+    "train",
+]
 
 
 @dataclass
@@ -367,3 +376,128 @@ def polish(params, objective, *, max_iter=50):
     for p in params:
         p.grad = None
     return before, after
+
+
+@dataclass
+class LBFGSResult:
+    """What :func:`minimize_lbfgs` returns.
+
+    Attributes
+    ----------
+    value : float
+        The objective at the parameters left in place (the lowest one evaluated).
+    n_iter : int
+        L-BFGS iterations run.
+    history : list of float
+        The objective at the start and after each iteration.
+    """
+
+    value: float
+    n_iter: int
+    history: list = field(default_factory=list)
+
+
+def minimize_lbfgs(params, objective, *, max_iter=100, ftol=1e-10, logger=None):
+    """Minimise a full-batch torch objective with scipy's L-BFGS-B; the best point is kept.
+
+    The parameters are flattened into one float64 vector for
+    :func:`scipy.optimize.minimize`; every evaluation runs ``objective()`` and its backward
+    pass on the parameters' device and dtype and reads back the value and the gradient (one
+    host transfer per evaluation, none inside it).
+
+    Parameters
+    ----------
+    params : list of torch.Tensor
+        Leaf tensors with ``requires_grad=True``, updated in place.
+    objective : callable
+        ``objective()`` returns the scalar objective (a tensor with a graph).
+    max_iter : int, default=100
+        L-BFGS iterations (at most ``2 max_iter + 10`` evaluations). ``0`` leaves the
+        parameters as they are.
+    ftol : float, default=1e-10
+        Stop once an iteration lowers the objective by less than ``ftol`` relative to
+        ``max(|f|, 1)``.
+    logger : callable, optional
+        Called with a progress line after each iteration.
+
+    Returns
+    -------
+    LBFGSResult
+        ``params`` hold the point of lowest finite objective evaluated (the start when no
+        evaluation is lower, or when every other one is not finite).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skpacbayes._training import minimize_lbfgs
+    >>> p = torch.tensor([3.0, -1.0], dtype=torch.float64, requires_grad=True)
+    >>> result = minimize_lbfgs([p], lambda: ((p - 1.0) ** 2).sum())
+    >>> round(result.value, 10), [round(float(v), 6) for v in p.detach()]
+    (0.0, [1.0, 1.0])
+    """
+    from scipy.optimize import minimize
+
+    shapes = [p.shape for p in params]
+    sizes = [p.numel() for p in params]
+
+    def unpack(x):
+        with torch.no_grad():
+            chunks = torch.from_numpy(x).split(sizes)
+            for p, c, shape in zip(params, chunks, shapes, strict=True):
+                p.copy_(c.reshape(shape).to(p.dtype))
+
+    def pack():
+        return torch.cat([p.detach().reshape(-1).to("cpu", torch.float64) for p in params])
+
+    best = {"value": math.inf, "x": pack().numpy().copy()}
+
+    def fun(x):
+        unpack(x)
+        for p in params:
+            p.grad = None
+        try:
+            loss = objective()
+            loss.backward()
+        except (ValueError, RuntimeError):  # parameters pushed out of the valid range
+            return math.inf, np.zeros_like(x)
+        grads = [
+            torch.zeros_like(p) if p.grad is None else p.grad.detach().reshape(-1) for p in params
+        ]
+        flat = torch.cat(
+            [
+                torch.cat(grads).to("cpu", torch.float64),
+                loss.detach().reshape(1).to("cpu", torch.float64),
+            ]
+        )
+        value = float(flat[-1])
+        grad = flat[:-1].numpy()
+        if not (math.isfinite(value) and np.all(np.isfinite(grad))):
+            return math.inf, np.zeros_like(x)
+        if value < best["value"]:
+            best["value"], best["x"] = value, x.copy()
+        return value, grad
+
+    start = fun(best["x"].copy())[0]
+    history = [start]
+    n_iter = 0
+    if max_iter > 0 and math.isfinite(start):
+
+        def callback(intermediate_result):
+            history.append(float(intermediate_result.fun))
+            if logger is not None:
+                logger(f"iteration {len(history) - 1:4d}  objective {history[-1]:.6f}")
+
+        options = {
+            "maxiter": int(max_iter),
+            "maxfun": 2 * int(max_iter) + 10,
+            "ftol": ftol,
+            "gtol": 0.0,
+        }
+        found = minimize(
+            fun, best["x"].copy(), jac=True, method="L-BFGS-B", options=options, callback=callback
+        )
+        n_iter = int(found.nit)
+    unpack(best["x"])
+    for p in params:
+        p.grad = None
+    return LBFGSResult(value=best["value"], n_iter=n_iter, history=history)

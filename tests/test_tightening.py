@@ -51,26 +51,37 @@ def test_tighten_returns_the_point_its_value_was_measured_at(budget):
         assert value <= _quadratic_with_scale(start) + 1e-12
 
 
+def _search_inputs(clf, X, y, dtype):
+    """The row problem of a fitted estimator and the inputs of its partition search."""
+    import torch
+
+    from skpacbayes._fitting import _Problem
+    from skpacbayes._statistics import EvaluationGroup
+
+    groups = [EvaluationGroup(v, s) for v, s in clf.groups_]
+    votes, y_idx = clf.voters_.votes(X), np.searchsorted(clf.classes_, y)
+    problem = _Problem(clf, votes, y_idx, groups, torch.device("cpu"), dtype)
+    errors = [problem.voter_errors(g) for g in range(problem.n_groups)]
+    return problem, groups, (problem.posteriors, problem.m, groups, problem.gibbs, errors)
+
+
 @pytest.mark.parametrize("posterior", ["categorical", "dirichlet"])
 def test_rearranged_result_never_ends_above_the_plain_tightening(data, posterior):
     import torch
 
-    from skpacbayes._fitting import _Group, _Problem
     from skpacbayes._tightening import PartitionObjective, tighten_partition
 
     X, y = data
     clf = PartitionBoundClassifier(posterior=posterior, max_epochs=2, tighten=False, random_state=0)
     clf.fit(X, y)
-    groups = [_Group(v, s) for v, s in clf.groups_]
-    votes, y_idx = clf.voters_.votes(X), np.searchsorted(clf.classes_, y)
-    problem = _Problem(clf, votes, y_idx, groups, torch.device("cpu"), torch.float32)
+    problem, groups, inputs = _search_inputs(clf, X, y, torch.float32)
     natural, mixture = clf.posterior_params_, clf.mixture_weights_
 
     def objective():
-        return PartitionObjective(clf, problem, groups, mixture, 600)
+        return PartitionObjective(clf, *inputs, mixture, 600)
 
     plain_theta, plain = tighten(objective().flatten(natural, mixture), objective(), posterior)
-    result = objective().flatten(*tighten_partition(clf, problem, groups, natural, mixture))
+    result = objective().flatten(*tighten_partition(clf, *inputs, natural, mixture))
     assert objective()(result) <= plain + 1e-12
     # the same weights as the plain run's, possibly on other voters
     np.testing.assert_allclose(
@@ -81,16 +92,14 @@ def test_rearranged_result_never_ends_above_the_plain_tightening(data, posterior
 def test_sorted_by_errors_gives_the_largest_weights_to_the_best_voters(data):
     import torch
 
-    from skpacbayes._fitting import _Group, _Problem
     from skpacbayes._tightening import PartitionObjective
 
     X, y = data
     clf = PartitionBoundClassifier(posterior="dirichlet", max_epochs=0, random_state=0)
     clf.fit(X, y)
-    groups = [_Group(v, s) for v, s in clf.groups_]
+    problem, groups, inputs = _search_inputs(clf, X, y, torch.float64)
     votes, y_idx = clf.voters_.votes(X), np.searchsorted(clf.classes_, y)
-    problem = _Problem(clf, votes, y_idx, groups, torch.device("cpu"), torch.float64)
-    objective = PartitionObjective(clf, problem, groups, clf.mixture_weights_, 10)
+    objective = PartitionObjective(clf, *inputs, clf.mixture_weights_, 10)
     theta = np.random.default_rng(0).uniform(0.5, 1.5, size=votes.shape[1])
     out = objective.sorted_by_errors(theta)
     np.testing.assert_array_equal(np.sort(out), np.sort(theta))  # the same weights

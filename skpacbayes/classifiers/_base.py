@@ -122,30 +122,52 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         :class:`~skpacbayes.model_selection.BoundSelectionClassifier`.
     delta : float in (0, 1], default=0.05
         The bound holds with probability at least ``1 - delta``.
+    solver : {"auto", "lbfgs", "adam"}, default="auto"
+        How the bound is minimised (see the user guide, "Training").
+
+        - ``"auto"``: where the bound reads the sample only through the error counts
+          of the voters (the Categorical posterior with the first-order, tandem,
+          C-bound, partition and Occam bounds, and every out-of-bag bank), one pass
+          counts them and the optimiser works on the counts: an exact search for the
+          first-order and partition bounds (the Gibbs posteriors) and for the tandem
+          bound (a convex inner problem, then L-BFGS), L-BFGS from several starts for
+          the C-bound. The per-row families (Dirichlet, Gaussian, the binomial bound)
+          run ``"lbfgs"`` on the error matrix, or ``"adam"`` when that matrix exceeds
+          2 GiB of float32.
+        - ``"lbfgs"``: full-batch L-BFGS (scipy) on the counts or on the error matrix
+          held once in float32, from the prior and, for the per-row families, also from
+          the first-order Gibbs optimum and from the best single voter, each scaled to
+          its best size; the lowest end is kept.
+        - ``"adam"``: the reference paper's protocol, mini-batch Adam over the rows
+          (``batch_size``, ``learning_rate``, ``early_stopping_patience``) with a
+          ``ReduceLROnPlateau`` schedule, then a full-batch L-BFGS polish; on an
+          out-of-bag bank, whose voters each have their own rows, the Adam steps are
+          full batch on the counts.
     max_epochs : int, default=100
-        Maximum number of training epochs. An epoch is one shuffled pass over the
-        sample but at least 10 Adam steps (a sample smaller than ``batch_size``
-        gets 10 full-batch steps per epoch). ``0`` deploys the starting point
-        (no training, no polish).
+        Budget of the iterative solvers: epochs of ``solver="adam"`` (an epoch is one
+        shuffled pass over the sample but at least 10 Adam steps), L-BFGS iterations per
+        start otherwise. The exact searches have a fixed resolution and do not read it
+        beyond ``0``. ``0`` deploys the starting point, the prior plus a ``0.01 N(0, I)``
+        noise from ``random_state`` (no training, for every solver).
     batch_size : int, default=1024
-        Mini-batch size (the bound term always uses the full sample size).
+        Mini-batch size of ``solver="adam"`` (the bound term always uses the full sample
+        size). Only used by ``solver="adam"``.
     learning_rate : float, default=0.1
-        Adam learning rate (divided by 10 after 2 epochs without improvement;
-        the training stops once it is below ``learning_rate * 1e-4``). The
-        training starts at the prior (plus a ``0.01 N(0, I)`` noise from
-        ``random_state``), minimises the bound (with a sloped surrogate where
-        the bound is pinned at 1) and ends with a full-batch L-BFGS polish of
-        at most 50 iterations, kept only if it lowers the objective; see the
-        user guide, "Training".
+        Adam learning rate (divided by 10 after 2 epochs without improvement; the
+        training stops once it is below ``learning_rate * 1e-4``). Only used by
+        ``solver="adam"``.
     early_stopping_patience : int, default=25
-        Epochs without improvement of the full-sample objective before stopping.
+        Epochs without improvement of the full-sample objective before stopping. Only
+        used by ``solver="adam"``.
     device : str or torch.device, default="cpu"
         Torch device used for training (``"cuda"`` when available). The
         certificate is always computed in float64 on CPU.
     random_state : int, RandomState instance or None, default=None
         Seeds the voters and a local ``torch.Generator`` (no global seeding).
     verbose : int, default=0
-        Print progress lines when > 0.
+        Progress lines: when > 0, one per optimiser run (the exact search, each
+        L-BFGS start and where it ended, every 10th Adam epoch); when > 1, also every
+        L-BFGS iteration.
     n_jobs : int or None, default=None
         Parallel jobs for fitting the default voters.
 
@@ -171,6 +193,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         "posterior": [StrOptions(set(POSTERIORS))],
         "prior": [None, Real],
         "delta": [Interval(Real, 0, 1, closed="right")],
+        "solver": [StrOptions({"auto", "lbfgs", "adam"})],
         "max_epochs": [Interval(Integral, 0, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
@@ -183,6 +206,8 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
     #: name of the bound, set by subclasses
     _bound_name: ClassVar[str] = ""
+    #: statistics of the stochastic losses the bound reads (keys of ``_statistics``)
+    _statistic_keys: ClassVar[tuple] = ("gibbs",)
     #: whether the bound exists for binary tasks only
     _binary_only: ClassVar[bool] = False
 
@@ -192,6 +217,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         posterior="categorical",
         prior=None,
         delta=0.05,
+        solver="auto",
         max_epochs=100,
         batch_size=1024,
         learning_rate=0.1,
@@ -205,6 +231,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.posterior = posterior
         self.prior = prior
         self.delta = delta
+        self.solver = solver
         self.max_epochs = max_epochs
         self.batch_size = batch_size
         self.learning_rate = learning_rate
@@ -328,9 +355,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         voters = self._make_voters(classes.shape[0], voter_seed)
         out_of_bag = getattr(voters, "is_out_of_bag", False)
         if out_of_bag:  # one row set per voter: the out-of-bag bounds (theory-out-of-bag)
-            from skpacbayes._out_of_bag import check_out_of_bag
-
-            check_out_of_bag(self)  # before growing the voters
+            self._check_out_of_bag()  # before growing the voters
         voters.fit(X, y)
         self.classes_ = np.asarray(voters.classes_)
         y_idx = np.searchsorted(self.classes_, y)
@@ -341,34 +366,43 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                 f"{sorted(set(np.unique(y)) - set(self.classes_))}."
             )
         n_classes = self.classes_.shape[0]
-        if out_of_bag:
-            self._check_combination(n_classes, True)
-        else:
-            groups = _evaluation_groups(voters)
-            self._check_combination(n_classes, len(groups) > 1)
+        from skpacbayes._statistics import EvaluationScheme, VotePasses
+
+        scheme = EvaluationScheme.from_voters(voters, X.shape[0])
+        self._check_combination(n_classes, scheme.is_split or scheme.out_of_bag)
         self.voters_ = voters
         self.n_classes_ = n_classes
-        votes = voters.votes(X)
 
-        if out_of_bag:
-            from skpacbayes._out_of_bag import fit_out_of_bag
+        from skpacbayes._fitting import fit_posteriors
 
-            fitted = fit_out_of_bag(self, voters, votes, y_idx, torch_seed)
-            self.groups_ = [(np.arange(votes.shape[1]), np.arange(votes.shape[0]))]
-        else:
-            from skpacbayes._fitting import fit_posteriors
-
-            fitted = fit_posteriors(self, votes, y_idx, groups, torch_seed)
-            self.groups_ = [(g.voters, g.samples) for g in groups]
+        passes = VotePasses(voters, X)
+        fitted = fit_posteriors(self, passes, y_idx, scheme, torch_seed, bank=voters)
+        self.groups_ = [(g.voters, g.samples) for g in scheme.groups]
         self.posterior_params_ = fitted.natural
         self.mixture_weights_ = fitted.mixture_weights
         self.weights_ = fitted.vote_weights
         self.deployed_ = fitted.deployed
         self.history_ = fitted.history
         self.n_iter_ = fitted.n_iter
+        self.solver_ = fitted.solver
         self.certificate_ = fitted.certificate
         self.bound_ = float(fitted.certificate.value)
         return self
+
+    def _check_out_of_bag(self):
+        """Raise a ``ValueError`` unless this estimator certifies out-of-bag voters."""
+        if self._bound_name in ("FO", "SO") and self.posterior == "categorical":
+            return
+        valid = ", ".join(
+            f"{cls}(posterior='categorical')"
+            for cls in ("FirstOrderBoundClassifier", "SecondOrderBoundClassifier")
+        )
+        raise ValueError(
+            f"{type(self).__name__}(posterior={self.posterior!r}) cannot certify "
+            "out-of-bag voters (OutOfBagVoters): each voter may only be evaluated on its own "
+            "out-of-bag rows, which the first-order and tandem bounds of a Categorical "
+            f"posterior use and no other bound or posterior here does. Valid: {valid}."
+        )
 
     def recompute_bound(self, delta):
         """Certificate of the fitted posterior at another confidence level.
@@ -563,14 +597,6 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         return tags
 
 
-class _EvaluationGroup:
-    """Voters of one half and the training examples they may be evaluated on."""
-
-    def __init__(self, voters, samples):
-        self.voters = voters
-        self.samples = samples
-
-
 def _evaluation_groups(voters):
     """Split the vote matrix into the halves of the two-halves protocol (one group if not split)."""
     if getattr(voters, "is_out_of_bag", False):
@@ -581,17 +607,9 @@ def _evaluation_groups(voters):
             "posterior='categorical') or SecondOrderBoundClassifier(posterior='categorical') "
             "with it."
         )
-    voter_groups = np.asarray(voters.voter_groups_)
-    sample_groups = np.asarray(voters.sample_groups_)
-    labels = np.unique(voter_groups)
-    groups = []
-    for g in labels:
-        vidx = np.flatnonzero(voter_groups == g)
-        sidx = np.flatnonzero(sample_groups != g)
-        if sidx.size == 0:
-            raise ValueError("No training example may evaluate a group of voters.")
-        groups.append(_EvaluationGroup(vidx, sidx))
-    return groups
+    from skpacbayes._statistics import EvaluationScheme
+
+    return EvaluationScheme.from_voters(voters, np.asarray(voters.sample_groups_).size).groups
 
 
 def _training_upper(stat, kl, m, delta, weights):

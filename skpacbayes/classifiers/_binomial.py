@@ -23,7 +23,7 @@ class BinomialBoundClassifier(MajorityVoteClassifier):
         See :class:`MajorityVoteClassifier`.
     n_draws : int, default=100
         The number ``N`` of independent voter draws.
-    max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
+    solver, max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
 random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
@@ -49,6 +49,7 @@ random_state, verbose, n_jobs
         "n_draws": [Interval(Integral, 1, None, closed="left")],
     }
     _bound_name = "Bin"
+    _statistic_keys = ("binomial",)
 
     def __init__(
         self,
@@ -57,6 +58,7 @@ random_state, verbose, n_jobs
         prior=None,
         delta=0.05,
         n_draws=100,
+        solver="auto",
         max_epochs=100,
         batch_size=1024,
         learning_rate=0.1,
@@ -71,6 +73,7 @@ random_state, verbose, n_jobs
             posterior=posterior,
             prior=prior,
             delta=delta,
+            solver=solver,
             max_epochs=max_epochs,
             batch_size=batch_size,
             learning_rate=learning_rate,

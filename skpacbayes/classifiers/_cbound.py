@@ -14,7 +14,7 @@ class CBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
+    voters, posterior, prior, delta, solver, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
@@ -36,6 +36,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     """
 
     _bound_name = "CBound"
+    _statistic_keys = ("gibbs", "disagreement")
     _binary_only = True
 
     def __sklearn_tags__(self):

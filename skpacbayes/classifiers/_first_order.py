@@ -17,7 +17,7 @@ class FirstOrderBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
+    voters, posterior, prior, delta, solver, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
@@ -40,10 +40,15 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     certificate_ : Certificate
         The ingredients of ``bound_``.
     history_ : list of float
-        Full-sample training objective at the start and after each epoch
-        (before the L-BFGS polish).
+        Full-sample training objective at the start and after each iteration of the
+        winning L-BFGS start, or each epoch of Adam (before its L-BFGS polish); empty for
+        the exact searches.
     n_iter_ : int
-        Number of epochs run.
+        L-BFGS iterations of the winning start, Adam epochs, or, for the exact searches,
+        the number of evaluation groups searched.
+    solver_ : str
+        The optimiser that ran: ``"exact"``, ``"lbfgs"``, ``"adam"``, or ``"none"``
+        (``max_epochs=0``).
 
     Notes
     -----

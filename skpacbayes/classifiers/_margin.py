@@ -29,7 +29,7 @@ class MarginBoundClassifier(MajorityVoteClassifier):
         See :class:`MajorityVoteClassifier` (only ``posterior="dirichlet"``).
     n_margins : int, default=20
         Size of the fixed grid of margins gamma (log-spaced in [1e-3, 1]).
-    max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
+    solver, max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
 random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
@@ -77,6 +77,7 @@ random_state, verbose, n_jobs
         prior=None,
         delta=0.05,
         n_margins=20,
+        solver="auto",
         max_epochs=100,
         batch_size=1024,
         learning_rate=0.1,
@@ -91,6 +92,7 @@ random_state, verbose, n_jobs
             posterior=posterior,
             prior=prior,
             delta=delta,
+            solver=solver,
             max_epochs=max_epochs,
             batch_size=batch_size,
             learning_rate=learning_rate,

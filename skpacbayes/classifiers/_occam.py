@@ -24,7 +24,7 @@ class OccamBoundClassifier(MajorityVoteClassifier):
         posterior) and ``prior`` must be ``None`` (the prior is uniform over the voters).
     delta
         See :class:`MajorityVoteClassifier`.
-    max_epochs, batch_size, learning_rate, early_stopping_patience, device
+    solver, max_epochs, batch_size, learning_rate, early_stopping_patience, device
         Unused; kept so every estimator shares one parameter set.
     random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.

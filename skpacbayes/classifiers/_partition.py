@@ -28,7 +28,7 @@ class PartitionBoundClassifier(MajorityVoteClassifier):
         See :class:`MajorityVoteClassifier`.
     tighten : bool, default=True
         Run the post-training heuristics.
-    max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
+    solver, max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
 random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
@@ -63,6 +63,7 @@ random_state, verbose, n_jobs
         prior=None,
         delta=0.05,
         tighten=True,
+        solver="auto",
         max_epochs=100,
         batch_size=1024,
         learning_rate=0.1,
@@ -77,6 +78,7 @@ random_state, verbose, n_jobs
             posterior=posterior,
             prior=prior,
             delta=delta,
+            solver=solver,
             max_epochs=max_epochs,
             batch_size=batch_size,
             learning_rate=learning_rate,

@@ -17,7 +17,7 @@ class SecondOrderBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
+    voters, posterior, prior, delta, solver, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
 
@@ -39,6 +39,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     """
 
     _bound_name = "SO"
+    _statistic_keys = ("tandem",)
 
     def _statistics(self, r_lo, r_hi, xp_mean):
         return {"tandem": xp_mean(r_hi * r_hi)}

@@ -25,7 +25,7 @@ class VCDimBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, prior, delta, max_epochs, batch_size, learning_rate, \
+    voters, posterior, prior, delta, solver, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
     cv : int >= 2 or None, default=5
@@ -80,6 +80,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         posterior="categorical",
         prior=None,
         delta=0.05,
+        solver="auto",
         max_epochs=100,
         batch_size=1024,
         learning_rate=0.1,
@@ -95,6 +96,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
             posterior=posterior,
             prior=prior,
             delta=delta,
+            solver=solver,
             max_epochs=max_epochs,
             batch_size=batch_size,
             learning_rate=learning_rate,

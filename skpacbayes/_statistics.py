@@ -1,0 +1,388 @@
+"""What the bounds read of the sample: exact error counts per voter and per pair of voters.
+
+The first-order, tandem and C-bounds of a Categorical posterior, the partition bound's Gibbs
+term and the Occam bound depend on the training sample only through integer counts
+(:ref:`theory-statistics`):
+
+* per voter ``i``: the number ``m_i`` of rows it may be evaluated on and its errors ``e_i``
+  there;
+* per pair ``(i, i')``: the rows ``m_ii'`` both may be evaluated on and their joint errors
+  ``t_ii'`` there.
+
+:func:`count_statistics` computes them in one chunked pass over the vote matrix, for every
+evaluation rule of the voter banks (:class:`EvaluationScheme`): voters in groups that share
+their rows (stumps, prefit voters, the halves of a split forest) or one row set per voter
+(the out-of-bag members of :class:`~skpacbayes.voters.OutOfBagVoters`). The training reads
+them as float64 rates, the certificate reads the same counts (:func:`certified_statistics`).
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from skpacbayes._certificate import _STAT_SLACK
+
+__all__ = [
+    "EvaluationScheme",
+    "GroupStatistics",
+    "VotePasses",
+    "VoteStatistics",
+    "certified_statistics",
+    "count_statistics",
+]
+
+#: statistics of the stochastic losses that are functions of the counts (Categorical family)
+COUNT_STATISTICS = frozenset({"gibbs", "tandem", "disagreement"})
+_PAIR_STATISTICS = frozenset({"tandem", "disagreement"})
+_BLOCK_BYTES = 64 * 2**20  # temporaries per block of rows of the pair products
+_KEEP_VOTES_BYTES = 512 * 2**20  # vote matrix kept between passes (else computed again)
+_CHUNK_ROWS = 2**16
+_EXACT_ROWS = 2**24  # float32 sums of 0/1 products are exact integers below this
+
+
+class VotePasses:
+    """The votes of the training rows, pass after pass, in chunks of rows.
+
+    The vote matrix is computed chunk by chunk from the voters and ``X``; when it fits in
+    ``keep_bytes`` the chunks are kept for the next pass, otherwise each pass computes them
+    again, so that a pass over more rows than fit in memory holds one chunk at a time.
+
+    Parameters
+    ----------
+    voters : voter bank
+        Fitted.
+    X : {ndarray, sparse matrix} of shape (n_rows, n_features)
+        The training rows.
+    keep_bytes : int, default=512 MiB
+        Largest vote matrix kept between passes.
+    chunk_rows : int, default=65536
+        Rows per chunk.
+    """
+
+    def __init__(self, voters, X, keep_bytes=_KEEP_VOTES_BYTES, chunk_rows=_CHUNK_ROWS):
+        self.voters = voters
+        self.X = X
+        self.n_rows = X.shape[0]
+        self.chunk_rows = max(1, int(chunk_rows))
+        itemsize = 1 if voters.n_classes_ <= 127 else 8
+        self._keep = self.n_rows * voters.n_voters_ * itemsize <= keep_bytes
+        self._kept = None
+
+    def chunks(self):
+        """Yield ``(start, votes)`` for consecutive chunks of rows."""
+        if self._kept is not None:
+            yield from self._kept
+            return
+        kept = [] if self._keep else None
+        for start in range(0, self.n_rows, self.chunk_rows):
+            votes = self.voters.votes(self.X[start : start + self.chunk_rows])
+            if kept is not None:
+                kept.append((start, votes))
+            yield start, votes
+        if kept is not None:
+            self._kept = kept
+
+    def whole(self):
+        """The whole vote matrix (the per-row optimisers need it)."""
+        if self._kept is not None and len(self._kept) == 1:
+            return self._kept[0][1]
+        votes = self.voters.votes(self.X)
+        if self._keep:
+            self._kept = [(0, votes)]
+        return votes
+
+
+class EvaluationGroup:
+    """Voters that share their evaluation rows, and those rows.
+
+    Parameters
+    ----------
+    voters : ndarray of int
+        Columns of the vote matrix.
+    samples : ndarray of int
+        Training rows they may all be evaluated on (for an out-of-bag bank: every row; each
+        voter's own rows are then given by the scheme's mask).
+    """
+
+    def __init__(self, voters, samples):
+        self.voters = np.asarray(voters)
+        self.samples = np.asarray(samples)
+
+
+class EvaluationScheme:
+    """Which voter of a bank may be evaluated on which training row.
+
+    Parameters
+    ----------
+    groups : list of EvaluationGroup
+        The voters in groups, each with the rows its voters share.
+    n_voters, n_rows : int
+        Shape of the vote matrix.
+    out_of_bag_mask : ndarray of bool of shape (n_rows, n_voters), optional
+        One row set per voter (an out-of-bag bank): ``mask[j, i]`` is True iff voter ``i``
+        may be evaluated on row ``j``. ``groups`` is then one group of every voter and row.
+
+    Attributes
+    ----------
+    out_of_bag : bool
+        Whether each voter has its own rows.
+    """
+
+    def __init__(self, groups, n_voters, n_rows, out_of_bag_mask=None):
+        self.groups = groups
+        self.n_voters = int(n_voters)
+        self.n_rows = int(n_rows)
+        self.out_of_bag = out_of_bag_mask is not None
+        self._mask = out_of_bag_mask
+        self._voter_group = np.full(self.n_voters, -1, dtype=np.intp)
+        self._row_group_ok = None
+        if not self.out_of_bag:
+            # row_ok[g, j]: row j is an evaluation row of group g
+            self._row_group_ok = np.zeros((len(groups), self.n_rows), dtype=bool)
+            for g, group in enumerate(groups):
+                self._voter_group[group.voters] = g
+                self._row_group_ok[g, group.samples] = True
+        self._every_row = not self.out_of_bag and bool(self._row_group_ok.all())
+
+    @classmethod
+    def from_voters(cls, voters, n_rows):
+        """The scheme of a fitted voter bank (``voter_groups_`` / ``sample_groups_`` or out of bag).
+
+        Parameters
+        ----------
+        voters : voter bank
+            Fitted on the ``n_rows`` training rows.
+        n_rows : int
+            Number of training rows.
+
+        Returns
+        -------
+        EvaluationScheme
+        """
+        if getattr(voters, "is_out_of_bag", False):
+            mask = voters.evaluation_mask()
+            everything = EvaluationGroup(np.arange(mask.shape[1]), np.arange(n_rows))
+            return cls([everything], mask.shape[1], n_rows, out_of_bag_mask=mask)
+        voter_groups = np.asarray(voters.voter_groups_)
+        sample_groups = np.asarray(voters.sample_groups_)
+        groups = []
+        for g in np.unique(voter_groups):
+            samples = np.flatnonzero(sample_groups != g)
+            if samples.size == 0:
+                raise ValueError("No training example may evaluate a group of voters.")
+            groups.append(EvaluationGroup(np.flatnonzero(voter_groups == g), samples))
+        return cls(groups, voter_groups.size, n_rows)
+
+    @property
+    def is_split(self):
+        """Whether the voters form several groups (the two-halves protocol)."""
+        return len(self.groups) > 1
+
+    def mask(self, start, stop):
+        """Evaluation mask of rows ``start:stop`` (bool, ``(b, n_voters)``), None if all True."""
+        if self.out_of_bag:
+            return self._mask[start:stop]
+        if self._every_row:
+            return None
+        ok = self._row_group_ok[:, start:stop]  # (n_groups, b)
+        return ok[self._voter_group].T
+
+    def group_pair_sizes(self, group):
+        """Rows shared by each pair of voters of ``group`` (every pair: the group's rows)."""
+        n = group.voters.size
+        return np.full((n, n), group.samples.size, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class VoteStatistics:
+    """Exact counts of every voter (and pair of voters) on the rows it may be evaluated on.
+
+    Attributes
+    ----------
+    sizes : ndarray of int64, shape (n_voters,)
+        ``m_i``, the rows voter ``i`` may be evaluated on.
+    errors : ndarray of int64, shape (n_voters,)
+        ``e_i``, its errors on them.
+    pair_errors : ndarray of int64, shape (n_voters, n_voters) or None
+        ``t_ii'``, the rows where both voters may be evaluated and both err (None when the
+        pairs were not counted).
+    pair_sizes : ndarray of int64, shape (n_voters, n_voters) or None
+        ``m_ii'``, the rows where both may be evaluated.
+    """
+
+    sizes: np.ndarray
+    errors: np.ndarray
+    pair_errors: np.ndarray | None = None
+    pair_sizes: np.ndarray | None = None
+
+    def group(self, voters):
+        """The counts of the voters ``voters`` (a :class:`GroupStatistics`)."""
+        ix = np.ix_(voters, voters)
+        return GroupStatistics(
+            sizes=self.sizes[voters],
+            errors=self.errors[voters],
+            pair_errors=None if self.pair_errors is None else self.pair_errors[ix],
+            pair_sizes=None if self.pair_sizes is None else self.pair_sizes[ix],
+        )
+
+
+@dataclass(frozen=True)
+class GroupStatistics:
+    """Counts of one evaluation group, and the rates and sample sizes the bounds use.
+
+    The first-order statement of a group uses ``m = min_i m_i`` and the rates
+    ``e_i / m_i``; the tandem statement ``m = min_ii' m_ii'`` and ``t_ii' / m_ii'``. When
+    the voters share their rows (every group but an out-of-bag bank's) ``m_i = m`` and the
+    Gibbs risk ``sum_i q_i e_i / m`` is exactly the mean stochastic loss of ``C(q)`` over
+    the group's rows, and the tandem risk ``q^T T q`` the mean of its square.
+    """
+
+    sizes: np.ndarray
+    errors: np.ndarray
+    pair_errors: np.ndarray | None = None
+    pair_sizes: np.ndarray | None = None
+
+    @property
+    def rates(self):
+        """Error rate of each voter on its rows (float64)."""
+        return self.errors / self.sizes
+
+    @property
+    def tandem(self):
+        """Joint error rate of each pair on its shared rows (float64, ``(n, n)``)."""
+        return self.pair_errors / self.pair_sizes
+
+    def sample_size(self, keys):
+        """Sample size of the PAC-Bayes statement on the statistics ``keys``."""
+        m = int(self.sizes.min())
+        if _PAIR_STATISTICS & set(keys):
+            m = min(m, int(self.pair_sizes.min()))
+        return m
+
+
+def needs_pairs(keys):
+    """Whether the statistics ``keys`` need the pair counts."""
+    return bool(_PAIR_STATISTICS & set(keys))
+
+
+def count_statistics(vote_chunks, y_idx, scheme, pairs, device="cpu"):
+    """Count errors per voter (and per pair) in one pass over chunks of the vote matrix.
+
+    Parameters
+    ----------
+    vote_chunks : iterable of (int, ndarray)
+        ``(start, votes)`` pairs covering the rows in order, ``votes`` of shape
+        ``(b, n_voters)`` holding class indices.
+    y_idx : ndarray of shape (n_rows,)
+        True class indices.
+    scheme : EvaluationScheme
+        Which voter may be evaluated on which row.
+    pairs : bool
+        Also count the pairs (tandem and C-bounds).
+    device : str or torch.device, default="cpu"
+        Where the pair products run.
+
+    Returns
+    -------
+    VoteStatistics
+        Exact integer counts (the pair products run in float32 on blocks of fewer than
+        ``2**24`` rows, where sums of 0/1 products are exact).
+    """
+    import torch
+
+    n = scheme.n_voters
+    sizes = np.zeros(n, dtype=np.int64)
+    errors = np.zeros(n, dtype=np.int64)
+    pair_errors = np.zeros((n, n), dtype=np.int64) if pairs else None
+    pair_sizes = np.zeros((n, n), dtype=np.int64) if pairs and scheme.out_of_bag else None
+    step = max(1, min(_EXACT_ROWS - 1, _BLOCK_BYTES // max(1, 8 * n)))
+
+    def gram(a):
+        t = torch.from_numpy(a.view(np.uint8)).to(device=device, dtype=torch.float32)
+        return torch.round(t.T @ t).to("cpu", torch.int64).numpy()
+
+    for start, votes in vote_chunks:
+        stop = start + votes.shape[0]
+        wrong = votes != y_idx[start:stop, None]
+        mask = scheme.mask(start, stop)
+        if mask is None:
+            sizes += votes.shape[0]
+        else:
+            wrong &= mask
+            sizes += np.count_nonzero(mask, axis=0)
+        errors += np.count_nonzero(wrong, axis=0)
+        if pairs:
+            for s in range(0, wrong.shape[0], step):
+                pair_errors += gram(wrong[s : s + step])
+                if pair_sizes is not None:
+                    pair_sizes += gram(np.ascontiguousarray(mask[s : s + step]))
+    if pairs and pair_sizes is None:
+        pair_sizes = np.zeros((n, n), dtype=np.int64)
+        for group in scheme.groups:
+            pair_sizes[np.ix_(group.voters, group.voters)] = scheme.group_pair_sizes(group)
+    return VoteStatistics(sizes, errors, pair_errors, pair_sizes)
+
+
+def count_statistic_tensors(group, keys, dtype, device):
+    """The rates of ``group`` the statistics ``keys`` read, as torch tensors (training)."""
+    import torch
+
+    out = {"rates": torch.as_tensor(group.rates, dtype=dtype, device=device)}
+    if needs_pairs(keys):
+        out["tandem"] = torch.as_tensor(group.tandem, dtype=dtype, device=device)
+    return out
+
+
+def statistics_of(q, tensors, keys):
+    """Statistics ``keys`` of the normalised Categorical weights ``q`` (torch, differentiable).
+
+    ``gibbs = <q, rates>``, ``tandem = q^T T q``, ``disagreement = 2 (gibbs - tandem)``.
+    """
+    out = {}
+    gibbs = q @ tensors["rates"] if {"gibbs", "disagreement"} & set(keys) else None
+    tandem = q @ (tensors["tandem"] @ q) if needs_pairs(keys) else None
+    for key in keys:
+        if key == "gibbs":
+            out[key] = gibbs
+        elif key == "tandem":
+            out[key] = tandem
+        else:
+            out[key] = 2 * (gibbs - tandem)
+    return out
+
+
+def certified_statistics(weights, group, keys):
+    """Statistics ``keys`` of the normalised weights ``weights`` in float64, on the safe side.
+
+    Each is a ``math.fsum`` of correctly rounded products (relative error a few ``2^-53``),
+    moved by the library's statistic allowance ``1e-12`` towards the safe side: up for the
+    Gibbs and tandem risks, down for the disagreement ``2 (gibbs - tandem)``; clipped to
+    [0, 1].
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_g,)
+        Deployed weights of the group's voters, summing to one.
+    group : GroupStatistics
+    keys : iterable of str
+
+    Returns
+    -------
+    dict of str to float
+    """
+    out = {}
+    gibbs = tandem = None
+    if {"gibbs", "disagreement"} & set(keys):
+        gibbs = math.fsum((weights * group.rates).tolist())
+    if needs_pairs(keys):
+        tandem = math.fsum((np.outer(weights, weights) * group.tandem).ravel().tolist())
+    for key in keys:
+        if key == "gibbs":
+            value = gibbs + _STAT_SLACK
+        elif key == "tandem":
+            value = tandem + _STAT_SLACK
+        else:
+            value = 2 * (gibbs - tandem) - 4 * _STAT_SLACK
+        out[key] = min(1.0, max(0.0, value))
+    return out
