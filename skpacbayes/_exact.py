@@ -177,10 +177,11 @@ class _TandemPath:
     """Solutions of ``min_q q^T T q + lambda KL(q || pi)`` over the simplex.
 
     Newton's method on the simplex (the equality-constrained Newton direction of
-    ``2 T + lambda diag(1 / q)``, followed multiplicatively with Armijo backtracking) up to ``_NEWTON_MAX_VOTERS`` voters, where its Cholesky factorisations
-    are cheap; L-BFGS on ``q = softmax(z)`` beyond, or where ``T`` is not positive
-    semidefinite (out-of-bag tandem rates, each pair on its own rows), so that the Newton
-    matrix is not positive definite.
+    ``2 T + lambda diag(1 / q)``, followed multiplicatively with Armijo backtracking) up to
+    ``_NEWTON_MAX_VOTERS`` voters, where its Cholesky factorisations are cheap; L-BFGS on
+    ``q = softmax(z)`` beyond, or where ``T`` is not positive semidefinite (out-of-bag
+    tandem rates, each pair on its own rows) so that the Newton matrix is not positive
+    definite.
     """
 
     def __init__(self, tandem, log_prior):
