@@ -24,6 +24,7 @@ m)``, ``t = 1`` or ``2``); the estimator certifies the weights from scratch afte
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize, minimize_scalar
+from threadpoolctl import threadpool_limits
 
 from skpacbayes.bounds import kl_inv_upper, seeger_epsilon
 
@@ -103,6 +104,20 @@ def gibbs_posterior(rates, beta, prior=None):
     return _softmax_rows(logits)
 
 
+def _single_threaded(search):
+    """Run ``search`` with one BLAS thread: its products are small (one row or an ``n x n``
+    matrix), where threads only add their synchronisation (and wait for busy cores)."""
+
+    def wrapped(*args, **kwargs):
+        with threadpool_limits(limits=1, user_api="blas"):
+            return search(*args, **kwargs)
+
+    wrapped.__name__, wrapped.__doc__ = search.__name__, search.__doc__
+    wrapped.__wrapped__ = search
+    return wrapped
+
+
+@_single_threaded
 def gibbs_search(rates, m, delta, prior=None):
     """The Gibbs posterior minimising the first-order objective ``kl_inv_upper(<q, e>, eps)``.
 
@@ -249,6 +264,7 @@ class _TandemPath:
         return _softmax_rows(minimize(fun, z0, jac=True, method="L-BFGS-B", options=options).x)
 
 
+@_single_threaded
 def tandem_search(tandem, m, delta, prior=None):
     """The posterior minimising the tandem objective ``kl_inv_upper(q^T T q, eps)``.
 

@@ -50,6 +50,11 @@ POLISH_MAX_ITER = 50
 LBFGS_FTOL = 1e-9
 _START_SCALES = np.logspace(-1.0, 3.0, 13)
 _START_MIX = 1e-3  # weight of the prior in the mapped starts (every coordinate stays > 0)
+# Box of the unconstrained parameters during L-BFGS (a line-search step stays representable:
+# log-probabilities, log-concentrations within the float32 training range, Gaussian means)
+# and of the mixture's logit.
+_RAW_BOUNDS = {"categorical": (-1e3, 1e3), "dirichlet": (-69.0, 18.0), "gaussian": (-1e6, 1e6)}
+_ALPHA_BOUNDS = (-50.0, 50.0)
 #: bounds that read the sample only through the error counts (Categorical posterior)
 COUNT_BOUNDS = ("FO", "SO", "CBound", "Partition", "Occam")
 
@@ -357,46 +362,52 @@ def _select_single_voter(estimator, counts):
 # ---------------------------------------------------------------------------------------------
 # Multi-start L-BFGS (both paths)
 # ---------------------------------------------------------------------------------------------
-def _multi_start(estimator, posteriors, objective, starts, alpha_start=None):
+def _multi_start(estimator, posteriors, objective, starts):
     """L-BFGS from every start (lists of raw tensors, one per group); the lowest end wins.
 
     ``objective(raws, weights)`` is minimised over the raws and, on split voters with a free
-    mixture weight, over ``alpha = sigmoid(alpha_raw)``. Returns float64 natural parameters,
-    the mixture, the winning run's history and its iterations.
+    mixture weight, over ``alpha = sigmoid(alpha_raw)`` (from 1/2), for at most
+    ``max_epochs`` iterations each. Returns float64 natural parameters, the mixture, the
+    history and the iterations of the winning run.
     """
     h = len(posteriors)
     fixed = estimator._fixed_mixture_weight()
     free_alpha = h > 1 and fixed is None
-    best = None
-    for i, start in enumerate(starts):
-        raws = [raw.detach().clone().requires_grad_(True) for raw in start]
-        dtype, device = raws[0].dtype, raws[0].device
-        alpha_raw = torch.zeros((), dtype=dtype, device=device, requires_grad=True)
-        if alpha_start is not None:
-            with torch.no_grad():
-                alpha_raw.fill_(float(alpha_start))
-        params = raws + ([alpha_raw] if free_alpha else [])
+    bounds = [_RAW_BOUNDS[post.name] for post in posteriors]
+    bounds += [_ALPHA_BOUNDS] if free_alpha else []
+    logger = (lambda line: _log(estimator, line)) if estimator.verbose > 1 else None
+    budget = int(estimator.max_epochs)
 
-        def run(raws=raws, alpha_raw=alpha_raw, dtype=dtype, device=device):
+    def run(params, max_iter):
+        raws, alpha_raw = params[:h], params[h] if free_alpha else None
+        dtype, device = raws[0].dtype, raws[0].device
+
+        def value():
             return objective(raws, _mixture(alpha_raw, fixed, h, dtype, device))
 
-        logger = (lambda line: _log(estimator, line)) if estimator.verbose > 1 else None
-        result = minimize_lbfgs(
-            params, run, max_iter=estimator.max_epochs, ftol=LBFGS_FTOL, logger=logger
+        return minimize_lbfgs(
+            params, value, max_iter=max_iter, ftol=LBFGS_FTOL, bounds=bounds, logger=logger
         )
+
+    runs = []
+    for i, start in enumerate(starts):
+        params = [raw.detach().clone().requires_grad_(True) for raw in start]
+        if free_alpha:
+            params.append(torch.zeros((), dtype=params[0].dtype, device=params[0].device))
+            params[-1].requires_grad_(True)
+        result = run(params, budget)
         _log(
             estimator,
             f"start {i}: objective {result.value:.6f} after {result.n_iter} L-BFGS iterations",
         )
-        if best is None or result.value < best[0]:
-            best = (result.value, [r.detach() for r in raws], alpha_raw.detach(), result)
-    _, raws, alpha_raw, result = best
+        runs.append((result.value, i, params, result))
+    _, _, params, result = min(runs, key=lambda run_: run_[:2])
     with torch.no_grad():
         natural = [
-            post.natural(raw.to("cpu", torch.float64)).numpy().copy()
-            for post, raw in zip(posteriors, raws, strict=True)
+            post.natural(raw.detach().to("cpu", torch.float64)).numpy().copy()
+            for post, raw in zip(posteriors, params[:h], strict=True)
         ]
-    alpha = float(torch.sigmoid(alpha_raw.double())) if free_alpha else fixed
+    alpha = float(torch.sigmoid(params[h].detach().double())) if free_alpha else fixed
     mixture = np.array([1.0]) if h == 1 else np.array([alpha, 1.0 - alpha])
     return natural, mixture, result.history, result.n_iter
 
@@ -458,9 +469,6 @@ class _Problem:
                 (v != lab[:, None].to(v.dtype)).to(dtype)
                 for v, lab in zip(self.votes, self.labels, strict=True)
             ]
-            # the Dirichlet loss also sums the right weights: keep 1 - errors
-            if estimator.posterior == "dirichlet":
-                self.correct = [torch.sub(1.0, e) for e in self.errors]
 
     def voter_errors(self, g):
         """Errors of each voter of half ``g`` on its rows (int64 NumPy)."""
@@ -510,17 +518,16 @@ class _Problem:
         return torch.cat(parts)
 
 
-def _error_matrix_bytes(estimator, groups):
-    """Bytes of the float32 error matrices (and complements) the full-batch solver holds."""
-    entries = sum(g.voters.size * g.samples.size for g in groups)
-    return entries * 4 * (2 if estimator.posterior == "dirichlet" else 1)
+def _error_matrix_bytes(groups):
+    """Bytes of the float32 error matrices the full-batch solver holds."""
+    return 4 * sum(g.voters.size * g.samples.size for g in groups)
 
 
 def _fit_on_rows(estimator, votes, y_idx, scheme, seed, device):
     groups = scheme.groups
     solver = estimator.solver
     if solver == "auto":
-        too_large = _error_matrix_bytes(estimator, groups) > ERROR_MATRIX_BYTES
+        too_large = _error_matrix_bytes(groups) > ERROR_MATRIX_BYTES
         solver = "adam" if too_large else "lbfgs"
     train_problem = _Problem(
         estimator,
@@ -529,8 +536,7 @@ def _fit_on_rows(estimator, votes, y_idx, scheme, seed, device):
         groups,
         device,
         torch.float32,
-        hold_errors=_error_matrix_bytes(estimator, groups) <= ERROR_MATRIX_BYTES
-        or solver == "lbfgs",
+        hold_errors=_error_matrix_bytes(groups) <= ERROR_MATRIX_BYTES or solver == "lbfgs",
     )
     natural, mixture, history, n_iter = _train_rows(estimator, train_problem, seed, solver)
     _log(
@@ -699,8 +705,9 @@ def _row_starts(estimator, problem, objective):
                     nat = scale * q.size * q
                 elif family == "gaussian":
                     nat = scale * np.sqrt(q.size) * q
-                else:
-                    nat = q
+                else:  # the target mixed with the uniform prior (scales above 1: none)
+                    share = min(1.0, scale / _START_SCALES[-1])
+                    nat = share * q + (1.0 - share) / q.size
                 out.append(
                     post.raw_from_natural(torch.from_numpy(nat))
                     .to(device=problem.device, dtype=torch.float32)
@@ -708,9 +715,6 @@ def _row_starts(estimator, problem, objective):
                 )
             return out
 
-        if family == "categorical":
-            starts.append(raws_at(1.0))
-            continue
         with torch.no_grad():
             values = [float(objective(raws_at(s), weights)) for s in _START_SCALES]
         values = [v if math.isfinite(v) else math.inf for v in values]

@@ -29,6 +29,7 @@ __all__ = [
     "VotePasses",
     "VoteStatistics",
     "certified_statistics",
+    "chunk_counts",
     "count_statistics",
 ]
 
@@ -188,10 +189,15 @@ class EvaluationScheme:
         ok = self._row_group_ok[:, start:stop]  # (n_groups, b)
         return ok[self._voter_group].T
 
-    def group_pair_sizes(self, group):
-        """Rows shared by each pair of voters of ``group`` (every pair: the group's rows)."""
-        n = group.voters.size
-        return np.full((n, n), group.samples.size, dtype=np.int64)
+    def with_pair_sizes(self, statistics):
+        """``statistics`` with the pairs' shared rows (counted, or those of the groups)."""
+        if statistics.pair_sizes is not None:
+            return statistics
+        n = self.n_voters
+        shared = np.zeros((n, n), dtype=np.int64)
+        for group in self.groups:  # every pair of a group shares the group's rows
+            shared[np.ix_(group.voters, group.voters)] = group.samples.size
+        return VoteStatistics(statistics.sizes, statistics.errors, statistics.pair_errors, shared)
 
 
 @dataclass(frozen=True)
@@ -215,6 +221,19 @@ class VoteStatistics:
     errors: np.ndarray
     pair_errors: np.ndarray | None = None
     pair_sizes: np.ndarray | None = None
+
+    def __add__(self, other):
+        """The counts of two disjoint sets of rows together."""
+
+        def add(a, b):
+            return None if a is None or b is None else a + b
+
+        return VoteStatistics(
+            self.sizes + other.sizes,
+            self.errors + other.errors,
+            add(self.pair_errors, other.pair_errors),
+            add(self.pair_sizes, other.pair_sizes),
+        )
 
     def group(self, voters):
         """The counts of the voters ``voters`` (a :class:`GroupStatistics`)."""
@@ -266,6 +285,61 @@ def needs_pairs(keys):
     return bool(_PAIR_STATISTICS & set(keys))
 
 
+def chunk_counts(votes, y, mask, pairs, pair_sizes=False, device="cpu"):
+    """The counts of one chunk of rows (a :class:`VoteStatistics`, summed over chunks).
+
+    Parameters
+    ----------
+    votes : ndarray of shape (b, n_voters)
+        Class indices.
+    y : ndarray of shape (b,)
+        True class indices.
+    mask : ndarray of bool of shape (b, n_voters) or None
+        Where each voter may be evaluated (None: everywhere).
+    pairs : bool
+        Also count the pairs' joint errors.
+    pair_sizes : bool, default=False
+        Also count the pairs' shared rows (only the out-of-bag banks need it; the groups of
+        the other banks know theirs).
+    device : str or torch.device, default="cpu"
+        Where the pair products run (float32 on blocks of fewer than ``2**24`` rows, where
+        sums of 0/1 products are exact integers).
+
+    Returns
+    -------
+    VoteStatistics
+    """
+    import torch
+
+    n = votes.shape[1]
+    wrong = votes != y[:, None]
+    if mask is None:
+        sizes = np.full(n, votes.shape[0], dtype=np.int64)
+    else:
+        wrong &= mask
+        sizes = np.count_nonzero(mask, axis=0).astype(np.int64)
+    errors = np.count_nonzero(wrong, axis=0).astype(np.int64)
+    if not pairs:
+        return VoteStatistics(sizes, errors)
+    step = max(1, min(_EXACT_ROWS - 1, _BLOCK_BYTES // max(1, 8 * n)))
+
+    def gram(a):
+        t = torch.from_numpy(np.ascontiguousarray(a).view(np.uint8))
+        t = t.to(device=device, dtype=torch.float32)
+        return torch.round(t.T @ t).to("cpu", torch.int64).numpy()
+
+    joint = np.zeros((n, n), dtype=np.int64)
+    shared = np.zeros((n, n), dtype=np.int64) if pair_sizes else None
+    for s in range(0, votes.shape[0], step):
+        joint += gram(wrong[s : s + step])
+        if shared is not None:
+            if mask is None:
+                shared += min(step, votes.shape[0] - s)
+            else:
+                shared += gram(mask[s : s + step])
+    return VoteStatistics(sizes, errors, joint, shared)
+
+
 def count_statistics(vote_chunks, y_idx, scheme, pairs, device="cpu"):
     """Count errors per voter (and per pair) in one pass over chunks of the vote matrix.
 
@@ -286,42 +360,23 @@ def count_statistics(vote_chunks, y_idx, scheme, pairs, device="cpu"):
     Returns
     -------
     VoteStatistics
-        Exact integer counts (the pair products run in float32 on blocks of fewer than
-        ``2**24`` rows, where sums of 0/1 products are exact).
+        Exact integer counts, the sum of :func:`chunk_counts` over the chunks.
     """
-    import torch
-
-    n = scheme.n_voters
-    sizes = np.zeros(n, dtype=np.int64)
-    errors = np.zeros(n, dtype=np.int64)
-    pair_errors = np.zeros((n, n), dtype=np.int64) if pairs else None
-    pair_sizes = np.zeros((n, n), dtype=np.int64) if pairs and scheme.out_of_bag else None
-    step = max(1, min(_EXACT_ROWS - 1, _BLOCK_BYTES // max(1, 8 * n)))
-
-    def gram(a):
-        t = torch.from_numpy(a.view(np.uint8)).to(device=device, dtype=torch.float32)
-        return torch.round(t.T @ t).to("cpu", torch.int64).numpy()
-
+    total = None
     for start, votes in vote_chunks:
         stop = start + votes.shape[0]
-        wrong = votes != y_idx[start:stop, None]
-        mask = scheme.mask(start, stop)
-        if mask is None:
-            sizes += votes.shape[0]
-        else:
-            wrong &= mask
-            sizes += np.count_nonzero(mask, axis=0)
-        errors += np.count_nonzero(wrong, axis=0)
-        if pairs:
-            for s in range(0, wrong.shape[0], step):
-                pair_errors += gram(wrong[s : s + step])
-                if pair_sizes is not None:
-                    pair_sizes += gram(np.ascontiguousarray(mask[s : s + step]))
-    if pairs and pair_sizes is None:
-        pair_sizes = np.zeros((n, n), dtype=np.int64)
-        for group in scheme.groups:
-            pair_sizes[np.ix_(group.voters, group.voters)] = scheme.group_pair_sizes(group)
-    return VoteStatistics(sizes, errors, pair_errors, pair_sizes)
+        counts = chunk_counts(
+            votes,
+            y_idx[start:stop],
+            scheme.mask(start, stop),
+            pairs,
+            pair_sizes=scheme.out_of_bag,
+            device=device,
+        )
+        total = counts if total is None else total + counts
+    if total is None:
+        raise ValueError("No training row to count.")
+    return scheme.with_pair_sizes(total) if pairs else total
 
 
 def count_statistic_tensors(group, keys, dtype, device):

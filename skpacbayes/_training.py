@@ -397,7 +397,7 @@ class LBFGSResult:
     history: list = field(default_factory=list)
 
 
-def minimize_lbfgs(params, objective, *, max_iter=100, ftol=1e-10, logger=None):
+def minimize_lbfgs(params, objective, *, max_iter=100, ftol=1e-10, bounds=None, logger=None):
     """Minimise a full-batch torch objective with scipy's L-BFGS-B; the best point is kept.
 
     The parameters are flattened into one float64 vector for
@@ -412,11 +412,15 @@ def minimize_lbfgs(params, objective, *, max_iter=100, ftol=1e-10, logger=None):
     objective : callable
         ``objective()`` returns the scalar objective (a tensor with a graph).
     max_iter : int, default=100
-        L-BFGS iterations (at most ``2 max_iter + 10`` evaluations). ``0`` leaves the
+        L-BFGS iterations (at most ``5 max_iter + 20`` evaluations). ``0`` leaves the
         parameters as they are.
     ftol : float, default=1e-10
         Stop once an iteration lowers the objective by less than ``ftol`` relative to
         ``max(|f|, 1)``.
+    bounds : list of (float, float), optional
+        Box constraints, one ``(low, high)`` per tensor of ``params`` (L-BFGS-B keeps every
+        trial point inside, so that a long line-search step cannot overflow the
+        parametrisation).
     logger : callable, optional
         Called with a progress line after each iteration.
 
@@ -489,12 +493,21 @@ def minimize_lbfgs(params, objective, *, max_iter=100, ftol=1e-10, logger=None):
 
         options = {
             "maxiter": int(max_iter),
-            "maxfun": 2 * int(max_iter) + 10,
+            "maxfun": 5 * int(max_iter) + 20,
             "ftol": ftol,
             "gtol": 0.0,
         }
+        box = None
+        if bounds is not None:
+            box = [b for b, size in zip(bounds, sizes, strict=True) for _ in range(size)]
         found = minimize(
-            fun, best["x"].copy(), jac=True, method="L-BFGS-B", options=options, callback=callback
+            fun,
+            best["x"].copy(),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=box,
+            options=options,
+            callback=callback,
         )
         n_iter = int(found.nit)
     unpack(best["x"])

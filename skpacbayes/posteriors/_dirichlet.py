@@ -8,9 +8,10 @@ import torch
 from skpacbayes._sync import checks_enabled
 
 from .._special import betainc_half, digamma_minus_log, stirling_remainder
+from .._special._tables import dirichlet_loss_table
 from ._base import Posterior, _as_float_tensor
 from ._random import init_noise, log_gamma_variates
-from ._vote_sums import exact_total, margin_is_nonpositive, vote_sums
+from ._vote_sums import ErrorMask, exact_total, margin_is_nonpositive, vote_sums
 
 __all__ = ["Dirichlet", "dirichlet_kl"]
 
@@ -437,6 +438,10 @@ class Dirichlet(Posterior):
                 f"sum(alpha) = {float(nat.detach().sum()):.3g} > {_MAX_TOTAL:g}: the float64 "
                 "Dirichlet loss is only certified (loss_tolerance) up to 1e16."
             )
+        if isinstance(votes, ErrorMask) and not self._exact(nat):
+            # the training: the loss read off a table of knots (the certificate, in float64,
+            # evaluates it exactly)
+            return dirichlet_loss_table(votes.values @ nat, nat.sum())
         a_t, a_f, res_t, res_f = self._masses(nat, votes, y)
         return betainc_half(a_t, a_f, a_residual=res_t, b_residual=res_f)
 

@@ -1,0 +1,143 @@
+"""Training-only tables: a per-row loss that is a smooth function of one per-row number.
+
+The float32 training evaluates, at every step, a loss of every row that depends on the row
+through one number only: the binomial tail ``psi_N(r)`` of a Categorical loss ``r``, the
+Dirichlet loss ``I_{1/2}(A - a_F, a_F)`` of the wrong mass ``a_F`` (the total ``A`` is
+shared by the rows). Evaluating the special function at every row costs far more than the
+matrix product that forms the numbers; here it is evaluated on about 500 knots and the rows
+are read off a cubic Hermite interpolant (values and exact slopes at the knots; measured
+error below ``1e-5``, the float32 resolution of these losses near their steep part). Only
+the training objective uses these tables: every certificate evaluates the functions
+themselves, in float64.
+"""
+
+import functools
+import math
+
+import torch
+
+from ._betainc import betainc_half
+
+__all__ = ["binomial_tail_table", "dirichlet_loss_table"]
+
+_UNIFORM_KNOTS = 257
+_WINDOW_KNOTS = 257
+_WINDOW_WIDTHS = 10.0  # half-width of the dense window around 1/2, in standard deviations
+
+
+class _Hermite(torch.autograd.Function):
+    """Cubic Hermite interpolant of knot values and slopes, in one pass over the rows.
+
+    ``values`` may depend on a scalar parameter ``param`` to first order: ``d_values`` is
+    their derivative, and the interpolant's derivative in ``param`` is that of its values.
+    """
+
+    @staticmethod
+    def forward(ctx, x, param, knots, values, slopes, d_values):
+        k = torch.searchsorted(knots, x.contiguous(), right=True) - 1
+        k = k.clamp(0, knots.numel() - 2)
+        x0, h = knots[k], knots[k + 1] - knots[k]
+        v0, v1, m0, m1 = values[k], values[k + 1], slopes[k], slopes[k + 1]
+        s = (x - x0) / h
+        w = s * s * (3.0 - 2.0 * s)  # h01; h00 = 1 - w
+        y = v0 + w * (v1 - v0) + h * s * (1.0 - s) * ((1.0 - s) * m0 - s * m1)
+        dy_dx = 6.0 * s * (1.0 - s) * (v1 - v0) / h
+        dy_dx = dy_dx + (1.0 - s) * (1.0 - 3.0 * s) * m0 + s * (3.0 * s - 2.0) * m1
+        dy_dp = None
+        if d_values is not None:
+            dy_dp = d_values[k] + w * (d_values[k + 1] - d_values[k])
+        ctx.save_for_backward(dy_dx, dy_dp)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        dy_dx, dy_dp = ctx.saved_tensors
+        grad_param = None if dy_dp is None else (grad * dy_dp).sum()
+        return grad * dy_dx, grad_param, None, None, None, None
+
+
+@functools.lru_cache(maxsize=16)
+def binomial_tail_table(n_draws, dtype, device):
+    """``r -> psi_N(r) = P(Bin(N, r) >= ceil(N / 2))`` by interpolation (training only).
+
+    Parameters
+    ----------
+    n_draws : int
+        ``N``.
+    dtype : torch.dtype
+    device : torch.device
+
+    Returns
+    -------
+    callable
+        ``psi(r)`` for a tensor ``r`` of losses in [0, 1], differentiable in ``r``.
+    """
+    from skpacbayes.bounds import binomial_tail
+
+    n = int(n_draws)
+    k = (n + 1) // 2
+    uniform = torch.linspace(0.0, 1.0, _UNIFORM_KNOTS, dtype=torch.float64)
+    half = min(0.5, _WINDOW_WIDTHS * 0.5 / math.sqrt(n))
+    window = torch.linspace(0.5 - half, 0.5 + half, _WINDOW_KNOTS, dtype=torch.float64)
+    knots = torch.unique(torch.cat([uniform, window]))
+    values = torch.as_tensor(binomial_tail(knots.numpy(), n), dtype=torch.float64)
+    # the slope is the Beta(k, N - k + 1) density
+    log_coef = math.log(n) + math.log(math.comb(n - 1, k - 1))
+    slopes = torch.exp(
+        log_coef
+        + torch.xlogy(torch.tensor(k - 1.0, dtype=torch.float64), knots)
+        + torch.special.xlog1py(torch.tensor(float(n - k), dtype=torch.float64), -knots)
+    )
+    knots, values, slopes = (t.to(device=device, dtype=dtype) for t in (knots, values, slopes))
+    dummy = torch.zeros((), dtype=dtype, device=device)
+
+    def psi(r):
+        y = _Hermite.apply(r.clamp(0.0, 1.0), dummy, knots, values, slopes, None)
+        return y.clamp(0.0, 1.0)
+
+    return psi
+
+
+def dirichlet_loss_table(a_f, total):
+    """``I_{1/2}(total - a_f, a_f)`` for the rows' wrong masses ``a_f`` (training only).
+
+    The knots are fractions ``t = a_f / total``: a uniform grid on [0, 1] and a dense window
+    of 10 standard deviations of ``Beta(total / 2, total / 2)`` on each side of 1/2, where
+    the loss turns from 0 to 1 (built on the device from ``total``, without reading it).
+
+    Parameters
+    ----------
+    a_f : torch.Tensor of shape (b,)
+        Wrong mass of each row (differentiable).
+    total : torch.Tensor
+        The total mass ``A`` (scalar, differentiable).
+
+    Returns
+    -------
+    torch.Tensor of shape (b,)
+        The interpolated losses, differentiable in ``a_f`` and in ``total`` (the derivative
+        in ``total`` holds the knot slopes fixed: an error of the order of the interpolation
+        error).
+    """
+    dtype, device = a_f.dtype, a_f.device
+    fixed = total.detach()
+    uniform = torch.linspace(0.0, 1.0, _UNIFORM_KNOTS, dtype=dtype, device=device)
+    unit = torch.linspace(-1.0, 1.0, _WINDOW_KNOTS, dtype=dtype, device=device)
+    half = torch.clamp(_WINDOW_WIDTHS * 0.5 / torch.sqrt(fixed + 1.0), max=0.5)
+    knots = torch.sort(torch.cat([uniform, 0.5 + half * unit])).values
+    inner = knots[1:-1]
+    with torch.enable_grad():
+        a = (fixed * (1.0 - inner)).requires_grad_(True)
+        b = (fixed * inner).requires_grad_(True)
+        r = betainc_half(a, b)
+        d_a, d_b = torch.autograd.grad(r.sum(), (a, b))
+    zero, one = torch.zeros_like(inner[:1]), torch.ones_like(inner[:1])
+    values = torch.cat([zero, r.detach(), one])
+    slopes = torch.cat([zero, fixed * (d_b - d_a), zero])
+    # the end slopes (a_f -> 0 or a_f -> total): one-sided differences of the values
+    slopes[0] = (values[1] - values[0]) / (knots[1] - knots[0])
+    slopes[-1] = (values[-1] - values[-2]) / (knots[-1] - knots[-2])
+    # derivative of each knot value in the total, at a fixed fraction
+    d_values = torch.cat([zero, (1.0 - inner) * d_a + inner * d_b, zero])
+    t = torch.clamp(a_f / total, 0.0, 1.0)
+    return _Hermite.apply(t, total, knots, values, slopes, d_values).clamp(0.0, 1.0)
