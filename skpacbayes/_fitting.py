@@ -31,12 +31,11 @@ from skpacbayes._statistics import (
     EvaluationGroup,
     certified_statistics,
     count_statistic_tensors,
-    count_statistics,
     needs_pairs,
     statistics_of,
 )
 from skpacbayes._training import minimize_lbfgs, polish, resolve_device, to_device, train
-from skpacbayes._vote import _strict_argmax_is, weighted_vote_scores
+from skpacbayes._vote import _strict_argmax_is, vote_errors, weighted_vote_scores
 from skpacbayes.posteriors._base import ErrorMask
 
 _R_CHUNK = 16384
@@ -145,9 +144,7 @@ class _Counts:
 
 def _fit_on_counts(estimator, passes, y_idx, scheme, seed, bank, device):
     keys = estimator._statistic_keys
-    statistics = count_statistics(
-        passes.chunks(), y_idx, scheme, pairs=needs_pairs(keys), device=device
-    )
+    statistics = passes.statistics(y_idx, scheme, pairs=needs_pairs(keys), device=device)
     counts = _Counts(estimator, statistics, scheme, keys)
     natural, mixture, history, n_iter, solver = _optimise_counts(estimator, counts, seed)
     _log(estimator, f"{solver} optimiser on the error counts: {n_iter} iterations")
@@ -164,8 +161,8 @@ def _fit_on_counts(estimator, passes, y_idx, scheme, seed, bank, device):
             scheme,
             counts.m,
             group_statistics,
-            lambda natural, mixture, weights, deployed: _deployed_errors(
-                passes.chunks(), y_idx, weights, estimator.n_classes_
+            lambda natural, mixture, weights, deployed, rows: passes.vote_errors(
+                y_idx, weights, estimator.n_classes_, rows
             ),
             _out_of_bag_details(bank, statistics) if scheme.out_of_bag else {},
         )
@@ -564,13 +561,15 @@ def _fit_on_rows(estimator, votes, y_idx, scheme, seed, device):
             for k, v in stats.items()
         }
 
-    def deployed_errors(natural, mixture, weights, deployed):
+    def deployed_errors(natural, mixture, weights, deployed, rows):
         if deployed == "mixture_bayes":
             scores = _mixture_scores(
                 cert_problem.posteriors, natural, mixture, groups, votes, decide=True
             )
-            return ~_strict_argmax_is(scores, y_idx)
-        return _deployed_errors([(0, votes)], y_idx, weights, estimator.n_classes_)
+            wrong = ~_strict_argmax_is(scores, y_idx)
+        else:
+            wrong = vote_errors(votes, y_idx, weights, estimator.n_classes_)
+        return int(np.count_nonzero(wrong & rows)), int(np.count_nonzero(rows))
 
     def certify(natural, mixture):
         return _certify(
@@ -899,16 +898,6 @@ def _vote_cross_entropy(problem, nats, rows_list):
 # ---------------------------------------------------------------------------------------------
 # The certificate (both paths)
 # ---------------------------------------------------------------------------------------------
-def _deployed_errors(vote_chunks, y_idx, weights, n_classes):
-    """Where the weighted vote with ``weights`` errs (ties are errors), chunk by chunk."""
-    wrong = np.zeros(y_idx.shape[0], dtype=bool)
-    for start, votes in vote_chunks:
-        stop = start + votes.shape[0]
-        scores = weighted_vote_scores(votes, weights, n_classes)
-        wrong[start:stop] = ~_strict_argmax_is(scores, y_idx[start:stop])
-    return wrong
-
-
 def _certify(
     estimator,
     posteriors,
@@ -925,19 +914,24 @@ def _certify(
 
     ``group_statistics(g, nat)`` gives the safe-side float64 statistics of half ``g`` (from
     the counts or from the stochastic losses of the rows) and ``deployed_errors(natural,
-    mixture, weights, deployed)`` where the deployed classifier errs on the training rows.
+    mixture, weights, deployed, rows)`` the errors of the deployed classifier on the
+    training rows of the boolean mask ``rows`` and their number.
     """
     groups = scheme.groups
     h = len(groups)
     natural = [np.asarray(nat, dtype=np.float64) for nat in natural]
     nats = [torch.from_numpy(nat) for nat in natural]
     vote_weights, deployed = deployed_classifier(estimator, posteriors, natural, mixture, groups)
-    wrong = deployed_errors(natural, mixture, vote_weights, deployed)
+    rows = np.zeros(scheme.n_rows, dtype=bool)
     if scheme.out_of_bag:
-        used = np.arange(wrong.shape[0])
+        rows[:] = True
+    elif estimator._bound_name == "VC":  # the rows of the bound
+        rows[groups[0].samples] = True
     else:
-        used = np.unique(np.concatenate([g.samples for g in groups]))
-    train_error = float(wrong[used].mean())
+        for g in groups:
+            rows[g.samples] = True
+    wrong, used = deployed_errors(natural, mixture, vote_weights, deployed, rows)
+    train_error = wrong / used
 
     kl = np.array([float(post.kl(nat)) for post, nat in zip(posteriors, nats, strict=True)])
     kl = kl * (1 + _KL_SLACK) + _KL_SLACK
@@ -966,7 +960,6 @@ def _certify(
         )
     elif name == "VC":
         g = groups[0]
-        train_error = float(wrong[g.samples].mean())
         details = {"n_voters": int(g.voters.size)}
         value = float(bounds.vc_bound(train_error, g.voters.size, g.samples.size, delta))
     elif name == "Margin":

@@ -84,6 +84,24 @@ class VotePasses:
         if kept is not None:
             self._kept = kept
 
+    def statistics(self, y_idx, scheme, pairs, device="cpu"):
+        """One pass: the counts of :func:`count_statistics`."""
+        return count_statistics(self.chunks(), y_idx, scheme, pairs, device=device)
+
+    def vote_errors(self, y_idx, weights, n_classes, rows):
+        """One pass: where the weighted vote errs on the rows ``rows`` (bool mask).
+
+        Returns the number of errors and of rows (ties count as errors).
+        """
+        from skpacbayes._vote import vote_errors
+
+        wrong = 0
+        for start, votes in self.chunks():
+            stop = start + votes.shape[0]
+            errs = vote_errors(votes, y_idx[start:stop], weights, n_classes)
+            wrong += int(np.count_nonzero(errs & rows[start:stop]))
+        return wrong, int(np.count_nonzero(rows))
+
     def whole(self):
         """The whole vote matrix (the per-row optimisers need it)."""
         if self._kept is not None and len(self._kept) == 1:

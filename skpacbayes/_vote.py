@@ -6,7 +6,7 @@ classifier.
 
 import numpy as np
 
-__all__ = ["weighted_vote_scores"]
+__all__ = ["vote_errors", "weighted_vote_scores"]
 
 _VOTE_CHUNK = 2**21  # mask elements per block of weighted_vote_scores
 
@@ -45,3 +45,23 @@ def _strict_argmax_is(scores, y_idx):
     others = scores.copy()
     others[np.arange(scores.shape[0]), y_idx] = -np.inf
     return true > others.max(axis=1)
+
+
+def vote_errors(votes, y_idx, weights, n_classes):
+    """Where the weighted vote errs: the true class has no STRICT maximum (ties are errors).
+
+    Parameters
+    ----------
+    votes : ndarray of shape (n_samples, n_voters)
+        Class indices.
+    y_idx : ndarray of shape (n_samples,)
+        True class indices.
+    weights : ndarray of shape (n_voters,)
+        Vote weights.
+    n_classes : int
+
+    Returns
+    -------
+    ndarray of bool, shape (n_samples,)
+    """
+    return ~_strict_argmax_is(weighted_vote_scores(votes, weights, n_classes), y_idx)
