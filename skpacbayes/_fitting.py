@@ -222,19 +222,15 @@ def _optimise_counts(estimator, counts, seed):
         return natural, _free_mixture(h), [], 0, "none"
     if estimator.solver == "adam":  # out-of-bag banks: full-batch Adam steps on the counts
         return (*_adam_on_counts(estimator, counts, prior_start, seed), "adam")
-    exact = None
     if estimator.solver == "auto" and name in ("FO", "Partition", "SO"):
-        exact = _exact_search(counts, delta, tandem=name == "SO")
-        if name != "SO":  # the Gibbs search is the optimum: nothing left to refine
-            natural, mixture, evaluations = exact
-            return natural, mixture, [], evaluations, "exact"
+        # the exact searches reach the optimum (up to their resolution): nothing to refine
+        natural, mixture, groups = _exact_search(counts, delta, tandem=name == "SO")
+        return natural, mixture, [], groups, "exact"
 
     def raws(natural):
         return [torch.log(torch.from_numpy(q).clamp_min(1e-300)) for q in natural]
 
-    if exact:  # the tandem search's optimum, refined by L-BFGS on the bound itself
-        starts = [raws(exact[0])]
-    elif estimator.solver == "auto":  # C-bound: from both exact optima and from the prior
+    if estimator.solver == "auto":  # C-bound: from both exact optima and from the prior
         starts = [raws(_exact_search(counts, delta, tandem=t)[0]) for t in (False, True)]
         starts.append(prior_start)
     else:
@@ -243,7 +239,7 @@ def _optimise_counts(estimator, counts, seed):
     natural, mixture, history, n_iter = _multi_start(
         estimator, counts.posteriors, objective, starts
     )
-    return natural, mixture, history, n_iter, "exact" if exact else "lbfgs"
+    return natural, mixture, history, n_iter, "lbfgs"
 
 
 def _free_mixture(h):

@@ -112,6 +112,27 @@ class VotePasses:
         return votes
 
 
+class RowGroups:
+    """The evaluation rule of a chunk of rows for voters in groups.
+
+    Parameters
+    ----------
+    parts : list of (ndarray of bool, ndarray of int)
+        For each group, which rows of the chunk its voters may be evaluated on and which
+        columns of the vote matrix they are.
+    """
+
+    def __init__(self, parts):
+        self.parts = parts
+
+
+def _column_sums(a):
+    """Column sums of a 0/1 (bool) matrix, as int64 (exact; int32 accumulation per chunk)."""
+    if a.shape[0] == 0:
+        return np.zeros(a.shape[1], dtype=np.int64)
+    return np.add.reduce(a.view(np.uint8), axis=0, dtype=np.int32).astype(np.int64)
+
+
 class EvaluationGroup:
     """Voters that share their evaluation rows, and those rows.
 
@@ -199,13 +220,22 @@ class EvaluationScheme:
         return len(self.groups) > 1
 
     def mask(self, start, stop):
-        """Evaluation mask of rows ``start:stop`` (bool, ``(b, n_voters)``), None if all True."""
+        """Which voter may be evaluated on rows ``start:stop``, for :func:`chunk_counts`.
+
+        None when every voter may be evaluated on every row; a :class:`RowGroups` (per group
+        of voters, its rows among these) for groups; the boolean mask ``(b, n_voters)`` of
+        an out-of-bag bank.
+        """
         if self.out_of_bag:
             return self._mask[start:stop]
         if self._every_row:
             return None
-        ok = self._row_group_ok[:, start:stop]  # (n_groups, b)
-        return ok[self._voter_group].T
+        return RowGroups(
+            [
+                (self._row_group_ok[g, start:stop], group.voters)
+                for g, group in enumerate(self.groups)
+            ]
+        )
 
     def with_pair_sizes(self, statistics):
         """``statistics`` with the pairs' shared rows (counted, or those of the groups)."""
@@ -312,8 +342,9 @@ def chunk_counts(votes, y, mask, pairs, pair_sizes=False, device="cpu"):
         Class indices.
     y : ndarray of shape (b,)
         True class indices.
-    mask : ndarray of bool of shape (b, n_voters) or None
-        Where each voter may be evaluated (None: everywhere).
+    mask : None, RowGroups or ndarray of bool of shape (b, n_voters)
+        Where each voter may be evaluated (:meth:`EvaluationScheme.mask`; None:
+        everywhere).
     pairs : bool
         Also count the pairs' joint errors.
     pair_sizes : bool, default=False
@@ -331,14 +362,6 @@ def chunk_counts(votes, y, mask, pairs, pair_sizes=False, device="cpu"):
 
     n = votes.shape[1]
     wrong = votes != y[:, None]
-    if mask is None:
-        sizes = np.full(n, votes.shape[0], dtype=np.int64)
-    else:
-        wrong &= mask
-        sizes = np.count_nonzero(mask, axis=0).astype(np.int64)
-    errors = np.count_nonzero(wrong, axis=0).astype(np.int64)
-    if not pairs:
-        return VoteStatistics(sizes, errors)
     step = max(1, min(_EXACT_ROWS - 1, _BLOCK_BYTES // max(1, 8 * n)))
 
     def gram(a):
@@ -346,15 +369,32 @@ def chunk_counts(votes, y, mask, pairs, pair_sizes=False, device="cpu"):
         t = t.to(device=device, dtype=torch.float32)
         return torch.round(t.T @ t).to("cpu", torch.int64).numpy()
 
-    joint = np.zeros((n, n), dtype=np.int64)
-    shared = np.zeros((n, n), dtype=np.int64) if pair_sizes else None
-    for s in range(0, votes.shape[0], step):
-        joint += gram(wrong[s : s + step])
-        if shared is not None:
-            if mask is None:
-                shared += min(step, votes.shape[0] - s)
-            else:
-                shared += gram(mask[s : s + step])
+    def grams(a):
+        return sum(gram(a[s : s + step]) for s in range(0, max(1, a.shape[0]), step))
+
+    if isinstance(mask, RowGroups):  # voters in groups: each group's rows and columns
+        sizes = np.zeros(n, dtype=np.int64)
+        errors = np.zeros(n, dtype=np.int64)
+        joint = np.zeros((n, n), dtype=np.int64) if pairs else None
+        for rows, voters in mask.parts:
+            sub = wrong[rows][:, voters] if voters.size < n else wrong[rows]
+            sizes[voters] += int(np.count_nonzero(rows))
+            errors[voters] += _column_sums(sub)
+            if pairs:
+                joint[np.ix_(voters, voters)] += grams(sub)
+        return VoteStatistics(sizes, errors, joint)
+    if mask is None:
+        sizes = np.full(n, votes.shape[0], dtype=np.int64)
+    else:
+        wrong &= mask
+        sizes = _column_sums(mask)
+    errors = _column_sums(wrong)
+    if not pairs:
+        return VoteStatistics(sizes, errors)
+    joint = grams(wrong)
+    shared = None
+    if pair_sizes:
+        shared = grams(mask) if mask is not None else np.full((n, n), votes.shape[0], np.int64)
     return VoteStatistics(sizes, errors, joint, shared)
 
 

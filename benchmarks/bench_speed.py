@@ -1,0 +1,184 @@
+"""Fit time against the physical floor (one pass over the votes), before and after, side by side.
+
+Usage::
+
+    python benchmarks/bench_speed.py --before-commit 7d9f53c [--datasets breast_cancer adult]
+        [--large] [--repeats 3] [--repeats-before 1] [--data-home ../shared/datasets]
+
+For each data set (a stratified 80/20 split, ``random_state=0``) and every valid pair of bound
+and posterior of a binary task, with the default voters (``StumpBank()``) and defaults
+otherwise: the time to build the default stump bank and compute its vote matrix on the
+training rows (the floor: every fit computes it once), the fit time of the code at
+``--before-commit`` (run from a git worktree of that commit, created next to the repository
+if absent) and of the working tree's code, the fit time over the vote-matrix time, and both
+certified bounds and test errors. ``--large`` adds the 1,000,000 x 20 synthetic task
+(400 stumps) with the first-order and tandem bounds of the Categorical posterior.
+
+Each side runs in its own process (``python bench_speed.py --worker``) that imports torch
+and fits once on a tiny task before timing, so a one-time ``import torch`` is excluded; times
+are medians over the repeats.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve()
+ROOT = HERE.parents[1]
+
+#: bound name -> estimator class name, in the order printed
+ESTIMATORS = {
+    "FO": "FirstOrderBoundClassifier",
+    "SO": "SecondOrderBoundClassifier",
+    "CBound": "CBoundClassifier",
+    "Partition": "PartitionBoundClassifier",
+    "Occam": "OccamBoundClassifier",
+    "Bin": "BinomialBoundClassifier",
+    "VC": "VCDimBoundClassifier",
+    "Margin": "MarginBoundClassifier",
+}
+POSTERIORS = ("categorical", "dirichlet", "gaussian")
+
+
+def _data(name, data_home):
+    from sklearn.model_selection import train_test_split
+
+    if name == "breast_cancer":
+        from sklearn.datasets import load_breast_cancer
+
+        X, y = load_breast_cancer(return_X_y=True)
+    elif name == "synthetic_1e6":
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(1_250_000, 20)).astype(np.float32)
+        y = (X[:, :5].sum(axis=1) + 0.5 * rng.normal(size=X.shape[0]) > 0).astype(int)
+    else:
+        from skpacbayes.datasets import load_dataset
+
+        X, y = load_dataset(name, data_home=data_home, return_X_y=True)
+    return train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
+
+
+def _pairs(large):
+    import skpacbayes
+
+    if large:
+        return [("FO", "categorical"), ("SO", "categorical")]
+    pairs = []
+    for bound, name in ESTIMATORS.items():
+        proto = getattr(skpacbayes, name)()
+        for posterior in POSTERIORS:
+            if posterior in proto._valid_posteriors(2, False):
+                pairs.append((bound, posterior))
+    return pairs
+
+
+def _worker(args):
+    """Time the fits of this process's skpacbayes; print one JSON line per pair."""
+    import torch  # noqa: F401  (imported before any timing)
+    from sklearn.datasets import make_classification
+
+    import skpacbayes
+    from skpacbayes.voters import StumpBank
+
+    X_tr, X_te, y_tr, y_te = _data(args.dataset, args.data_home)
+    Xs, ys = make_classification(200, 5, random_state=0)
+    skpacbayes.FirstOrderBoundClassifier(posterior="dirichlet", random_state=0).fit(Xs, ys)
+    if args.vote_time:
+        times = []
+        for _ in range(args.repeats):
+            start = time.perf_counter()
+            StumpBank(random_state=0).fit(X_tr, y_tr).votes(X_tr)
+            times.append(time.perf_counter() - start)
+        print(json.dumps({"vote_s": statistics.median(times)}), flush=True)
+    for bound, posterior in _pairs(args.dataset == "synthetic_1e6"):
+        cls = getattr(skpacbayes, ESTIMATORS[bound])
+        times = []
+        for _ in range(args.repeats):
+            est = cls(posterior=posterior, random_state=0)
+            start = time.perf_counter()
+            est.fit(X_tr, y_tr)
+            times.append(time.perf_counter() - start)
+        test = float(np.mean(est.predict(X_te) != y_te))
+        row = {"pair": [bound, posterior], "fit_s": statistics.median(times)}
+        row.update(bound=float(est.bound_), test=test, solver=getattr(est, "solver_", "adam"))
+        print(json.dumps(row), flush=True)
+
+
+def _run_side(src, dataset, data_home, repeats, vote_time):
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    command = [sys.executable, str(HERE), "--worker", "--dataset", dataset]
+    command += ["--data-home", str(data_home), "--repeats", str(repeats)]
+    if vote_time:
+        command.append("--vote-time")
+    out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    vote = next((r["vote_s"] for r in rows if "vote_s" in r), None)
+    return vote, {tuple(r["pair"]): r for r in rows if "pair" in r}
+
+
+def _worktree(commit):
+    path = ROOT.parent / f"skpacbayes-before-{commit}"
+    if not path.exists():
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), commit],
+            check=True,
+            capture_output=True,
+        )
+    return path
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--vote-time", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--dataset", help=argparse.SUPPRESS)
+    parser.add_argument("--before-commit", default="7d9f53c")
+    parser.add_argument("--datasets", nargs="+", default=["breast_cancer", "adult"])
+    parser.add_argument("--large", action="store_true")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats-before", type=int, default=1)
+    parser.add_argument("--data-home", default=str(ROOT.parent / "shared" / "datasets"))
+    args = parser.parse_args()
+    if args.worker:
+        return _worker(args)
+    before = _worktree(args.before_commit)
+    head = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    print(f"# python benchmarks/bench_speed.py {' '.join(sys.argv[1:])}")
+    print(f"# before: {args.before_commit} ({args.repeats_before} fit per pair), after: "
+          f"working tree at {head} (median of {args.repeats}); 2-core machine, other work "
+          "beside it")
+    datasets = list(args.datasets) + (["synthetic_1e6"] if args.large else [])
+    for name in datasets:
+        vote, after = _run_side(ROOT, name, args.data_home, args.repeats, True)
+        _, old = _run_side(before, name, args.data_home, args.repeats_before, False)
+        print(f"\n{name}: vote matrix (default StumpBank, training rows) {vote:.3f} s")
+        print("| pair | solver | fit s before | fit s after | speed-up | after / votes "
+              "| bound before | bound after | after - before | test before | test after |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for pair, row in after.items():
+            b = old.get(pair)
+            cells = [f"{pair[0]} {pair[1]}", row["solver"]]
+            if b is None:
+                cells += ["-", f"{row['fit_s']:.2f}", "-", f"{row['fit_s'] / vote:.0f}x", "-"]
+                cells += [f"{row['bound']:.4f}", "-", "-", f"{row['test']:.4f}"]
+            else:
+                cells += [f"{b['fit_s']:.2f}", f"{row['fit_s']:.2f}"]
+                cells += [f"{b['fit_s'] / row['fit_s']:.1f}x", f"{row['fit_s'] / vote:.0f}x"]
+                cells += [f"{b['bound']:.4f}", f"{row['bound']:.4f}"]
+                cells += [f"{row['bound'] - b['bound']:+.4f}", f"{b['test']:.4f}"]
+                cells += [f"{row['test']:.4f}"]
+            print("| " + " | ".join(cells) + " |", flush=True)
+    return None
+
+
+if __name__ == "__main__":
+    main()
