@@ -153,16 +153,20 @@ def main():
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
     print(f"# python benchmarks/bench_speed.py {' '.join(sys.argv[1:])}")
-    print(f"# before: {args.before_commit} ({args.repeats_before} fit per pair), after: "
-          f"working tree at {head} (median of {args.repeats}); 2-core machine, other work "
-          "beside it")
+    print(
+        f"# before: {args.before_commit} ({args.repeats_before} fit per pair), after: "
+        f"working tree at {head} (median of {args.repeats}); 2-core machine, other work "
+        "beside it"
+    )
     datasets = list(args.datasets) + (["synthetic_1e6"] if args.large else [])
     for name in datasets:
         vote, after = _run_side(ROOT, name, args.data_home, args.repeats, True)
         _, old = _run_side(before, name, args.data_home, args.repeats_before, False)
         print(f"\n{name}: vote matrix (default StumpBank, training rows) {vote:.3f} s")
-        print("| pair | solver | fit s before | fit s after | speed-up | after / votes "
-              "| bound before | bound after | after - before | test before | test after |")
+        print(
+            "| pair | solver | fit s before | fit s after | speed-up | after / votes "
+            "| bound before | bound after | after - before | test before | test after |"
+        )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for pair, row in after.items():
             b = old.get(pair)

@@ -46,7 +46,7 @@ ERROR_MATRIX_BYTES = 2**31
 # below which L-BFGS stops, and the scales scanned for the starts of the per-row families.
 MIN_STEPS_PER_EPOCH = 10
 POLISH_MAX_ITER = 50
-LBFGS_FTOL = 1e-9
+LBFGS_FTOL = 1e-7
 _START_SCALES = np.logspace(-1.0, 3.0, 13)
 _START_MIX = 1e-3  # weight of the prior in the mapped starts (every coordinate stays > 0)
 # Box of the unconstrained parameters during L-BFGS (a line-search step stays representable:
@@ -230,9 +230,8 @@ def _optimise_counts(estimator, counts, seed):
     def raws(natural):
         return [torch.log(torch.from_numpy(q).clamp_min(1e-300)) for q in natural]
 
-    if estimator.solver == "auto":  # C-bound: from both exact optima and from the prior
-        starts = [raws(_exact_search(counts, delta, tandem=t)[0]) for t in (False, True)]
-        starts.append(prior_start)
+    if estimator.solver == "auto":  # C-bound: from the tandem optimum (second order too)
+        starts = [raws(_exact_search(counts, delta, tandem=True)[0])]
     else:
         starts = [prior_start]
     objective = _count_objective(estimator, counts)
@@ -455,7 +454,7 @@ class _Problem:
         # The 0/1 error matrix of each half, once, in the training dtype (the losses then
         # skip forming and converting it at every evaluation). Certificates (float64) and
         # the multi-class Gaussian (which needs the votes) do not use it.
-        self.errors = self.correct = None
+        self.errors = None
         uses_votes = estimator.posterior == "gaussian" and self.n_classes > 2
         if dtype != torch.float64 and not uses_votes and hold_errors:
             self.errors = [
@@ -485,23 +484,9 @@ class _Problem:
     def losses(self, g, nat, rows=None):
         """Stochastic losses of half ``g`` (all its rows, in chunks, or ``rows``)."""
         post, votes, labels = self.posteriors[g], self.votes[g], self.labels[g]
-        if self.errors is not None:
-            errors = self.errors[g]
-            correct = None if self.correct is None else self.correct[g]
-            if rows is not None:  # a mini-batch: the complement is formed from its rows
-                return post.stochastic_loss(nat, ErrorMask(errors[rows]), None)
-            parts = [
-                post.stochastic_loss(
-                    nat,
-                    ErrorMask(
-                        errors[s : s + _R_CHUNK],
-                        None if correct is None else correct[s : s + _R_CHUNK],
-                    ),
-                    None,
-                )
-                for s in range(0, errors.shape[0], _R_CHUNK)
-            ]
-            return torch.cat(parts)
+        if self.errors is not None:  # one call: the losses chunk their own temporaries
+            errors = self.errors[g] if rows is None else self.errors[g][rows]
+            return post.stochastic_loss(nat, ErrorMask(errors), None)
         if rows is not None:
             return post.stochastic_loss(nat, votes[rows], labels[rows])
         parts = [
@@ -673,9 +658,11 @@ def _train_rows(estimator, problem, seed, solver):
 def _row_starts(estimator, problem, objective):
     """Starts beyond the prior: the first-order Gibbs optimum and the best single voter.
 
-    Both come from the error counts of each half. A Dirichlet or Gaussian start is the
-    target weights (mixed with ``_START_MIX`` of uniform weights) times a scale chosen on
-    ``_START_SCALES`` by the objective; a Categorical start is the target itself.
+    Both come from the error counts of each half (the Gibbs start is dropped when it is the
+    best voter's, to 0.99 in cosine). A Dirichlet or Gaussian start is the target weights
+    (mixed with ``_START_MIX`` of uniform weights) times a scale chosen on ``_START_SCALES``
+    by the objective; a Categorical start is the target mixed with the uniform weights at
+    the share (``scale / 1000``, at most 1) chosen on the same grid.
     """
     h = problem.n_groups
     delta = float(estimator.delta)
@@ -686,6 +673,9 @@ def _row_starts(estimator, problem, objective):
         one_hot = np.zeros(rates.size)
         one_hot[int(np.argmin(rates))] = 1.0
         targets["best voter"].append(one_hot)
+    # a Gibbs optimum that is (nearly) the best voter alone adds nothing: one start
+    if all(q @ b > 0.99 for q, b in zip(targets["gibbs"], targets["best voter"], strict=True)):
+        del targets["gibbs"]
     fixed = estimator._fixed_mixture_weight()
     weights = _mixture(torch.zeros(()), fixed, h, torch.float32, problem.device)
     family = estimator.posterior

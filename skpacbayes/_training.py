@@ -378,6 +378,9 @@ def polish(params, objective, *, max_iter=50):
     return before, after
 
 
+_LBFGS_MEMORY = 30  # correction pairs kept by L-BFGS-B (n is small: memory is cheap)
+
+
 @dataclass
 class LBFGSResult:
     """What :func:`minimize_lbfgs` returns.
@@ -496,6 +499,7 @@ def minimize_lbfgs(params, objective, *, max_iter=100, ftol=1e-10, bounds=None, 
             "maxfun": 5 * int(max_iter) + 20,
             "ftol": ftol,
             "gtol": 0.0,
+            "maxcor": _LBFGS_MEMORY,
         }
         box = None
         if bounds is not None:

@@ -666,7 +666,8 @@ def test_two_samples_and_contradicting_duplicates(name):
     yd = np.concatenate([y, 1 - y])  # every point with both labels: risk >= 1/2
     est = make(name, voters=StumpBank(feature_range=ranges)).fit(Xd, yd)
     check_certified(est, Xd, yd)
-    assert est.certificate_.train_error == 0.5
+    # every vote errs on one copy of each point (a tie, counted as an error, on both)
+    assert est.certificate_.train_error in (0.5, 1.0)
     assert est.bound_ >= 0.5
     est = make(name).fit(Xd, yd)  # default bank: certified on the rows that did not build it
     check_certified(est, Xd, yd)

@@ -379,3 +379,41 @@ def test_cuda_training_steps_do_not_synchronise(monkeypatch, cls, params):
     cpu = cls(**common).fit(_X, _Y)
     cuda = cls(device="cuda", **common).fit(_X, _Y)
     assert cuda.bound_ == pytest.approx(cpu.bound_, abs=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# the full-batch L-BFGS path: one objective-and-gradient evaluation reads the device once
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("cls", "params"),
+    [
+        (FirstOrderBoundClassifier, {"posterior": "dirichlet"}),
+        (FirstOrderBoundClassifier, {"posterior": "gaussian"}),
+        (BinomialBoundClassifier, {"posterior": "categorical"}),
+        (SecondOrderBoundClassifier, {"posterior": "dirichlet"}),
+    ],
+)
+def test_full_batch_evaluations_make_no_host_synchronisation(monkeypatch, cls, params):
+    from skpacbayes import _training
+
+    evaluations = []
+
+    def wrapped(params_, objective, **kwargs):
+        def counted():
+            counter = SyncCounter()
+            with counter:
+                loss = objective()
+                loss.backward()  # minimize_lbfgs backpropagates the same graph
+            for p in params_:
+                p.grad = None
+            evaluations.append(counter.events)
+            return objective()
+
+        return _training.minimize_lbfgs(params_, counted, **kwargs)
+
+    monkeypatch.setattr(fitting, "minimize_lbfgs", wrapped)
+    with emulate_device():
+        cls(solver="lbfgs", max_epochs=3, random_state=0, **params).fit(_X, _Y)
+    assert evaluations
+    for events in evaluations:  # the evaluation itself never waits; the solver reads it once
+        assert not events, [name for name, _ in events]

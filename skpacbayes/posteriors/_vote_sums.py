@@ -50,9 +50,6 @@ class ErrorMask:
     ----------
     values : torch.Tensor of shape (b, n_voters)
         0/1 floats, in the dtype and on the device of the posterior parameters.
-    complement : torch.Tensor of shape (b, n_voters), optional
-        ``1 - values``, when the caller keeps it too: the sums of right weights (Dirichlet)
-        then skip forming it at every call.
 
     Examples
     --------
@@ -67,19 +64,12 @@ class ErrorMask:
     True
     """
 
-    __slots__ = ("values", "complement")
+    __slots__ = ("values",)
 
-    def __init__(self, values, complement=None):
+    def __init__(self, values):
         if not (torch.is_tensor(values) and values.is_floating_point() and values.dim() == 2):
             raise TypeError("ErrorMask expects a 2-D floating tensor of 0/1 errors.")
-        if complement is not None and not (
-            torch.is_tensor(complement)
-            and complement.shape == values.shape
-            and complement.dtype == values.dtype
-        ):
-            raise TypeError("the complement of an ErrorMask must match its values.")
         self.values = values
-        self.complement = complement
 
     @property
     def shape(self):
@@ -222,9 +212,7 @@ class _VoteSums(torch.autograd.Function):
             for level, part_sum in enumerate(sums[:-1]):
                 hi[level, s : s + r, 0] = part_sum
             if mode == "err_ok":
-                if precomputed and votes.complement is not None:
-                    fb = votes.complement[s : s + _ROW_CHUNK]
-                elif precomputed:
+                if precomputed:
                     fb = torch.sub(1.0, fb, out=buf[:r])
                 else:
                     torch.bitwise_xor(e8, 1, out=e8)
