@@ -231,13 +231,11 @@ def _optimise_counts(estimator, counts, seed):
         return [torch.log(torch.from_numpy(q).clamp_min(1e-300)) for q in natural]
 
     if estimator.solver == "auto":  # C-bound: from the tandem optimum (second order too)
-        starts = [raws(_exact_search(counts, delta, tandem=True)[0])]
+        start = raws(_exact_search(counts, delta, tandem=True)[0])
     else:
-        starts = [prior_start]
+        start = prior_start
     objective = _count_objective(estimator, counts)
-    natural, mixture, history, n_iter = _multi_start(
-        estimator, counts.posteriors, objective, starts
-    )
+    natural, mixture, history, n_iter = _run_lbfgs(estimator, counts.posteriors, objective, start)
     return natural, mixture, history, n_iter, "lbfgs"
 
 
@@ -354,13 +352,12 @@ def _select_single_voter(estimator, counts):
 # ---------------------------------------------------------------------------------------------
 # Multi-start L-BFGS (both paths)
 # ---------------------------------------------------------------------------------------------
-def _multi_start(estimator, posteriors, objective, starts):
-    """L-BFGS from every start (lists of raw tensors, one per group); the lowest end wins.
+def _run_lbfgs(estimator, posteriors, objective, start):
+    """L-BFGS from ``start`` (raw tensors, one per group), at most ``max_epochs`` iterations.
 
     ``objective(raws, weights)`` is minimised over the raws and, on split voters with a free
-    mixture weight, over ``alpha = sigmoid(alpha_raw)`` (from 1/2), for at most
-    ``max_epochs`` iterations each. Returns float64 natural parameters, the mixture, the
-    history and the iterations of the winning run.
+    mixture weight, over ``alpha = sigmoid(alpha_raw)`` (from 1/2). Returns float64 natural
+    parameters, the mixture, the history and the iterations.
     """
     h = len(posteriors)
     fixed = estimator._fixed_mixture_weight()
@@ -368,38 +365,29 @@ def _multi_start(estimator, posteriors, objective, starts):
     bounds = [_RAW_BOUNDS[post.name] for post in posteriors]
     bounds += [_ALPHA_BOUNDS] if free_alpha else []
     logger = (lambda line: _log(estimator, line)) if estimator.verbose > 1 else None
-    budget = int(estimator.max_epochs)
+    params = [raw.detach().clone().requires_grad_(True) for raw in start]
+    dtype, device = params[0].dtype, params[0].device
+    alpha_raw = torch.zeros((), dtype=dtype, device=device, requires_grad=free_alpha)
+    params += [alpha_raw] if free_alpha else []
 
-    def run(params, max_iter):
-        raws, alpha_raw = params[:h], params[h] if free_alpha else None
-        dtype, device = raws[0].dtype, raws[0].device
+    def value():
+        return objective(params[:h], _mixture(alpha_raw, fixed, h, dtype, device))
 
-        def value():
-            return objective(raws, _mixture(alpha_raw, fixed, h, dtype, device))
-
-        return minimize_lbfgs(
-            params, value, max_iter=max_iter, ftol=LBFGS_FTOL, bounds=bounds, logger=logger
-        )
-
-    runs = []
-    for i, start in enumerate(starts):
-        params = [raw.detach().clone().requires_grad_(True) for raw in start]
-        if free_alpha:
-            params.append(torch.zeros((), dtype=params[0].dtype, device=params[0].device))
-            params[-1].requires_grad_(True)
-        result = run(params, budget)
-        _log(
-            estimator,
-            f"start {i}: objective {result.value:.6f} after {result.n_iter} L-BFGS iterations",
-        )
-        runs.append((result.value, i, params, result))
-    _, _, params, result = min(runs, key=lambda run_: run_[:2])
+    result = minimize_lbfgs(
+        params,
+        value,
+        max_iter=int(estimator.max_epochs),
+        ftol=LBFGS_FTOL,
+        bounds=bounds,
+        logger=logger,
+    )
+    _log(estimator, f"L-BFGS: objective {result.value:.6f} after {result.n_iter} iterations")
     with torch.no_grad():
         natural = [
             post.natural(raw.detach().to("cpu", torch.float64)).numpy().copy()
             for post, raw in zip(posteriors, params[:h], strict=True)
         ]
-    alpha = float(torch.sigmoid(params[h].detach().double())) if free_alpha else fixed
+    alpha = float(torch.sigmoid(alpha_raw.detach().double())) if free_alpha else fixed
     mixture = np.array([1.0]) if h == 1 else np.array([alpha, 1.0 - alpha])
     return natural, mixture, result.history, result.n_iter
 
@@ -649,20 +637,33 @@ def _train_rows(estimator, problem, seed, solver):
         with trusted_inputs():
             return objective(raws, weights)
 
-    starts = [[raw.detach() for raw in prior]]
-    if estimator._bound_name != "VC":
-        starts += _row_starts(estimator, problem, checked_free)
-    return _multi_start(estimator, problem.posteriors, checked_free, starts)
+    start = [raw.detach() for raw in prior]
+    if estimator._bound_name != "VC":  # the start of least objective among several
+        fixed = estimator._fixed_mixture_weight()
+        weights = _mixture(torch.zeros(()), fixed, problem.n_groups, torch.float32, problem.device)
+        candidates = {"prior": start, **_row_starts(estimator, problem, checked_free, weights)}
+        with torch.no_grad():
+            values = {k: float(checked_free(raws, weights)) for k, raws in candidates.items()}
+        name = min(values, key=lambda k: values[k] if math.isfinite(values[k]) else math.inf)
+        _log(
+            estimator,
+            "starts: "
+            + ", ".join(f"{k} {v:.6f}" for k, v in values.items())
+            + f"; L-BFGS from the {name}",
+        )
+        start = candidates[name]
+    return _run_lbfgs(estimator, problem.posteriors, checked_free, start)
 
 
-def _row_starts(estimator, problem, objective):
+def _row_starts(estimator, problem, objective, weights):
     """Starts beyond the prior: the first-order Gibbs optimum and the best single voter.
 
     Both come from the error counts of each half (the Gibbs start is dropped when it is the
-    best voter's, to 0.99 in cosine). A Dirichlet or Gaussian start is the target weights
-    (mixed with ``_START_MIX`` of uniform weights) times a scale chosen on ``_START_SCALES``
-    by the objective; a Categorical start is the target mixed with the uniform weights at
-    the share (``scale / 1000``, at most 1) chosen on the same grid.
+    best voter's, to 0.99 in cosine). A Gaussian start is the target weights (mixed with
+    ``_START_MIX`` of uniform weights) times a scale chosen on ``_START_SCALES`` by the
+    objective, a Dirichlet start the prior's concentrations plus such a scaled target, a
+    Categorical start the target mixed with the uniform weights at the share (``scale /
+    1000``, at most 1) chosen on the same grid.
     """
     h = problem.n_groups
     delta = float(estimator.delta)
@@ -676,18 +677,16 @@ def _row_starts(estimator, problem, objective):
     # a Gibbs optimum that is (nearly) the best voter alone adds nothing: one start
     if all(q @ b > 0.99 for q, b in zip(targets["gibbs"], targets["best voter"], strict=True)):
         del targets["gibbs"]
-    fixed = estimator._fixed_mixture_weight()
-    weights = _mixture(torch.zeros(()), fixed, h, torch.float32, problem.device)
     family = estimator.posterior
-    starts = []
-    for target in targets.values():
+    starts = {}
+    for name, target in targets.items():
         mixed = [(1 - _START_MIX) * q + _START_MIX / q.size for q in target]
 
         def raws_at(scale, mixed=mixed):
             out = []
             for post, q in zip(problem.posteriors, mixed, strict=True):
-                if family == "dirichlet":
-                    nat = scale * q.size * q
+                if family == "dirichlet":  # the prior's concentrations plus the target's
+                    nat = post.prior.numpy() + scale * q.size * q
                 elif family == "gaussian":
                     nat = scale * np.sqrt(q.size) * q
                 else:  # the target mixed with the uniform prior (scales above 1: none)
@@ -703,7 +702,7 @@ def _row_starts(estimator, problem, objective):
         with torch.no_grad():
             values = [float(objective(raws_at(s), weights)) for s in _START_SCALES]
         values = [v if math.isfinite(v) else math.inf for v in values]
-        starts.append(raws_at(_START_SCALES[int(np.argmin(values))]))
+        starts[name] = raws_at(_START_SCALES[int(np.argmin(values))])
     return starts
 
 
