@@ -11,7 +11,9 @@ otherwise: the time to build the default stump bank and compute its vote matrix 
 training rows (the floor: every fit computes it once), the fit time of the code at
 ``--before-commit`` (run from a git worktree of that commit, created next to the repository
 if absent) and of the working tree's code, the fit time over the vote-matrix time, and both
-certified bounds and test errors. ``--large`` adds the 1,000,000 x 20 synthetic task
+certified bounds and test errors, and whether the deployed vote predicts one class on every
+test row (the constant, majority-class vote). ``--seeds k`` repeats every data set on the
+splits (and ``random_state``) 0 to k - 1. ``--large`` adds the 1,000,000 x 20 synthetic task
 (400 stumps) with the first-order and tandem bounds of the Categorical posterior.
 
 Each side runs in its own process (``python bench_speed.py --worker``) that imports torch
@@ -47,7 +49,7 @@ ESTIMATORS = {
 POSTERIORS = ("categorical", "dirichlet", "gaussian")
 
 
-def _data(name, data_home):
+def _data(name, data_home, seed=0):
     from sklearn.model_selection import train_test_split
 
     if name == "breast_cancer":
@@ -62,7 +64,7 @@ def _data(name, data_home):
         from skpacbayes.datasets import load_dataset
 
         X, y = load_dataset(name, data_home=data_home, return_X_y=True)
-    return train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
+    return train_test_split(X, y, test_size=0.2, stratify=y, random_state=seed)
 
 
 def _pairs(large):
@@ -87,7 +89,7 @@ def _worker(args):
     import skpacbayes
     from skpacbayes.voters import StumpBank
 
-    X_tr, X_te, y_tr, y_te = _data(args.dataset, args.data_home)
+    X_tr, X_te, y_tr, y_te = _data(args.dataset, args.data_home, args.seed)
     Xs, ys = make_classification(200, 5, random_state=0)
     skpacbayes.FirstOrderBoundClassifier(posterior="dirichlet", random_state=0).fit(Xs, ys)
     if args.vote_time:
@@ -101,19 +103,21 @@ def _worker(args):
         cls = getattr(skpacbayes, ESTIMATORS[bound])
         times = []
         for _ in range(args.repeats):
-            est = cls(posterior=posterior, random_state=0)
+            est = cls(posterior=posterior, random_state=args.seed)
             start = time.perf_counter()
             est.fit(X_tr, y_tr)
             times.append(time.perf_counter() - start)
-        test = float(np.mean(est.predict(X_te) != y_te))
+        predictions = est.predict(X_te)
+        test = float(np.mean(predictions != y_te))
         row = {"pair": [bound, posterior], "fit_s": statistics.median(times)}
         row.update(bound=float(est.bound_), test=test, solver=getattr(est, "solver_", "adam"))
+        row.update(constant=bool(np.unique(predictions).size == 1))
         print(json.dumps(row), flush=True)
 
 
-def _run_side(src, dataset, data_home, repeats, vote_time):
+def _run_side(src, dataset, data_home, repeats, vote_time, seed):
     env = {**os.environ, "PYTHONPATH": str(src)}
-    command = [sys.executable, str(HERE), "--worker", "--dataset", dataset]
+    command = [sys.executable, str(HERE), "--worker", "--dataset", dataset, "--seed", str(seed)]
     command += ["--data-home", str(data_home), "--repeats", str(repeats)]
     if vote_time:
         command.append("--vote-time")
@@ -139,6 +143,8 @@ def main():
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--vote-time", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--dataset", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--seeds", type=int, default=1, help="splits 0 .. seeds - 1")
     parser.add_argument("--before-commit", default="7d9f53c")
     parser.add_argument("--datasets", nargs="+", default=["breast_cancer", "adult"])
     parser.add_argument("--large", action="store_true")
@@ -160,27 +166,36 @@ def main():
     )
     datasets = list(args.datasets) + (["synthetic_1e6"] if args.large else [])
     for name in datasets:
-        vote, after = _run_side(ROOT, name, args.data_home, args.repeats, True)
-        _, old = _run_side(before, name, args.data_home, args.repeats_before, False)
-        print(f"\n{name}: vote matrix (default StumpBank, training rows) {vote:.3f} s")
-        print(
-            "| pair | solver | fit s before | fit s after | speed-up | after / votes "
-            "| bound before | bound after | after - before | test before | test after |"
-        )
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
-        for pair, row in after.items():
-            b = old.get(pair)
-            cells = [f"{pair[0]} {pair[1]}", row["solver"]]
-            if b is None:
-                cells += ["-", f"{row['fit_s']:.2f}", "-", f"{row['fit_s'] / vote:.0f}x", "-"]
-                cells += [f"{row['bound']:.4f}", "-", "-", f"{row['test']:.4f}"]
-            else:
-                cells += [f"{b['fit_s']:.2f}", f"{row['fit_s']:.2f}"]
-                cells += [f"{b['fit_s'] / row['fit_s']:.1f}x", f"{row['fit_s'] / vote:.0f}x"]
-                cells += [f"{b['bound']:.4f}", f"{row['bound']:.4f}"]
-                cells += [f"{row['bound'] - b['bound']:+.4f}", f"{b['test']:.4f}"]
-                cells += [f"{row['test']:.4f}"]
-            print("| " + " | ".join(cells) + " |", flush=True)
+        for seed in range(args.seeds if name != "synthetic_1e6" else 1):
+            vote, after = _run_side(ROOT, name, args.data_home, args.repeats, True, seed)
+            _, old = _run_side(before, name, args.data_home, args.repeats_before, False, seed)
+            print(
+                f"\n{name}, split and random_state {seed}: vote matrix (default StumpBank, "
+                f"training rows) {vote:.3f} s"
+            )
+            print(
+                "| pair | solver | fit s before | fit s after | speed-up | after / votes "
+                "| bound before | bound after | after - before | test before | test after "
+                "| constant vote before / after |"
+            )
+            print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+            for pair, row in after.items():
+                b = old.get(pair)
+                cells = [f"{pair[0]} {pair[1]}", row["solver"]]
+                constant = "yes" if row["constant"] else "no"
+                if b is None:
+                    cells += ["-", f"{row['fit_s']:.2f}", "-", f"{row['fit_s'] / vote:.0f}x", "-"]
+                    cells += [f"{row['bound']:.4f}", "-", "-", f"{row['test']:.4f}", constant]
+                else:
+                    cells += [f"{b['fit_s']:.2f}", f"{row['fit_s']:.2f}"]
+                    cells += [f"{b['fit_s'] / row['fit_s']:.1f}x", f"{row['fit_s'] / vote:.0f}x"]
+                    cells += [f"{b['bound']:.4f}", f"{row['bound']:.4f}"]
+                    cells += [f"{row['bound'] - b['bound']:+.4f}", f"{b['test']:.4f}"]
+                    cells += [
+                        f"{row['test']:.4f}",
+                        ("yes" if b["constant"] else "no") + " / " + constant,
+                    ]
+                print("| " + " | ".join(cells) + " |", flush=True)
     return None
 
 
