@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
+from threadpoolctl import threadpool_limits
 
 from skpacbayes._certificate import _KL_SLACK, _STAT_SLACK, Certificate, effective_voters
 from skpacbayes._deployed import deployed_classifier, partition_terms
@@ -146,7 +147,8 @@ def _fit_on_counts(estimator, passes, y_idx, scheme, seed, bank, device):
     keys = estimator._statistic_keys
     statistics = passes.statistics(y_idx, scheme, pairs=needs_pairs(keys), device=device)
     counts = _Counts(estimator, statistics, scheme, keys)
-    natural, mixture, history, n_iter, solver = _optimise_counts(estimator, counts, seed)
+    with threadpool_limits(limits=1):  # small arrays: threads would only wait (see _exact)
+        natural, mixture, history, n_iter, solver = _optimise_counts(estimator, counts, seed)
     _log(estimator, f"{solver} optimiser on the error counts: {n_iter} iterations")
 
     def group_statistics(g, nat):
