@@ -127,10 +127,10 @@ def _zoom(values_at, grid, levels, points):
     best = int(np.argmin(values))
     point, value = grid[best], float(values[best])
     for _ in range(levels):
-        lo, hi = grid[max(best - 1, 0)], grid[min(best + 1, grid.size - 1)]
-        if not lo < hi:
+        a, b = grid[max(best - 1, 0)], grid[min(best + 1, grid.size - 1)]
+        if a == b:
             break
-        grid = np.linspace(lo, hi, points)
+        grid = np.linspace(a, b, points)  # in the direction of the previous grid
         values = values_at(grid)
         best = int(np.argmin(values))
         if values[best] < value:

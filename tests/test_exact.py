@@ -1,0 +1,76 @@
+"""The exact optimisers on the counts reach the optimum over the whole simplex."""
+
+import numpy as np
+import pytest
+
+from skpacbayes._exact import (
+    _kl,
+    _log_prior,
+    _objective,
+    gibbs_posterior,
+    gibbs_search,
+    tandem_search,
+)
+
+
+def _random_posteriors(n, rng, count=400):
+    """Dense, sparse and one-hot points of the simplex."""
+    dense = rng.dirichlet(np.ones(n), size=count)
+    sparse = rng.dirichlet(np.full(n, 0.05), size=count)
+    return np.vstack([dense, sparse, np.eye(n)])
+
+
+def _first_order(q, rates, m, delta):
+    return _objective(q @ rates, _kl(q, _log_prior(rates.size, None)), m, delta, 1)
+
+
+def _tandem(q, T, m, delta):
+    stats = np.einsum("gi,ij,gj->g", np.atleast_2d(q), T, np.atleast_2d(q))
+    return _objective(stats, _kl(np.atleast_2d(q), _log_prior(T.shape[0], None)), m, delta, 2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("m", [50, 2000])
+def test_gibbs_search_is_below_every_posterior(seed, m):
+    rng = np.random.default_rng(seed)
+    n = 12
+    rates = rng.integers(0, m // 2, size=n) / m  # error rates of voters on m rows
+    q, value = gibbs_search(rates, m, 0.05)
+    assert value == pytest.approx(float(_first_order(q, rates, m, 0.05)), abs=1e-12)
+    others = _first_order(_random_posteriors(n, rng), rates, m, 0.05)
+    assert value <= others.min() + 1e-9
+
+
+def test_gibbs_posterior_ends():
+    rates = np.array([0.3, 0.1, 0.1, 0.4])
+    np.testing.assert_allclose(gibbs_posterior(rates, 0.0), np.full(4, 0.25))
+    np.testing.assert_allclose(gibbs_posterior(rates, np.inf), [0.0, 0.5, 0.5, 0.0])
+    q = gibbs_posterior(rates, np.array([1.0, 10.0]))
+    assert q.shape == (2, 4) and np.all(np.diff(q[:, 1]) > 0)  # more beta, more weight
+
+
+def test_equal_rates_keep_the_prior():
+    q, value = gibbs_search(np.full(5, 0.2), 100, 0.05)
+    np.testing.assert_allclose(q, np.full(5, 0.2))
+    assert value == pytest.approx(float(_first_order(q, np.full(5, 0.2), 100, 0.05)))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tandem_search_is_below_every_posterior_and_local_search(seed):
+    rng = np.random.default_rng(seed)
+    m, n = 400, 10
+    errors = rng.random((m, n)) < rng.uniform(0.1, 0.45, size=n)  # a 0/1 error matrix
+    T = errors.T.astype(float) @ errors / m  # a Gram matrix: positive semidefinite
+    q, value = tandem_search(T, m, 0.05)
+    assert value == pytest.approx(float(_tandem(q, T, m, 0.05)[0]), abs=1e-12)
+    assert value <= _tandem(_random_posteriors(n, rng), T, m, 0.05).min() + 1e-9
+    # nor does any small multiplicative move around it (beyond the search's resolution)
+    for scale in (0.3, 0.03, 0.003):
+        moved = q * np.exp(scale * rng.normal(size=(2000, n)))
+        assert value <= _tandem(moved / moved.sum(axis=1, keepdims=True), T, m, 0.05).min() + 1e-6
+
+
+def test_tandem_search_of_independent_equal_voters_is_uniform():
+    T = np.full((3, 3), 0.05) + np.diag([0.25] * 3)
+    q, _ = tandem_search(T, 1000, 0.05)
+    np.testing.assert_allclose(q, np.full(3, 1 / 3), atol=1e-6)

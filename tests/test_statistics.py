@@ -1,0 +1,165 @@
+"""The statistics engine: exact counts, chunking, and the certificate read from the counts."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_iris, make_classification
+
+from skpacbayes import (
+    CBoundClassifier,
+    FirstOrderBoundClassifier,
+    OccamBoundClassifier,
+    PartitionBoundClassifier,
+    SecondOrderBoundClassifier,
+)
+from skpacbayes._statistics import (
+    EvaluationScheme,
+    VotePasses,
+    VoteStatistics,
+    certified_statistics,
+    count_statistics,
+)
+from skpacbayes.voters import OutOfBagVoters, SplitForest, StumpBank
+
+
+def _brute(votes, y, mask):
+    """Counts by definition, one voter (pair) at a time, in Python integers."""
+    wrong = (votes != y[:, None]) & mask
+    n = votes.shape[1]
+    sizes = mask.sum(axis=0)
+    errors = wrong.sum(axis=0)
+    pair_sizes = np.array([[np.sum(mask[:, i] & mask[:, j]) for j in range(n)] for i in range(n)])
+    pair_errors = np.array(
+        [[np.sum(wrong[:, i] & wrong[:, j]) for j in range(n)] for i in range(n)]
+    )
+    return sizes, errors, pair_sizes, pair_errors
+
+
+def _full_mask(scheme):
+    if scheme.out_of_bag:
+        return scheme.mask(0, scheme.n_rows)
+    mask = np.zeros((scheme.n_rows, scheme.n_voters), dtype=bool)
+    for group in scheme.groups:
+        mask[np.ix_(group.samples, group.voters)] = True
+    return mask
+
+
+@pytest.mark.parametrize(
+    "bank",
+    [
+        StumpBank(n_thresholds=3, random_state=0),  # build rows: excluded for every voter
+        StumpBank(n_thresholds=3, feature_range=(-3, 3)),  # every voter on every row
+        SplitForest(n_estimators=6, random_state=0),  # two halves
+        OutOfBagVoters(n_estimators=6, random_state=0),  # one row set per voter
+        OutOfBagVoters(n_estimators=6, bootstrap=True, random_state=0),
+    ],
+    ids=["stumps-built", "stumps-range", "split", "oob-sub", "oob-boot"],
+)
+@pytest.mark.parametrize("chunk_rows", [7, 10_000])
+def test_counts_are_exact_for_every_evaluation_rule(bank, chunk_rows):
+    X, y = make_classification(150, 4, random_state=0)
+    bank.fit(X, y)
+    scheme = EvaluationScheme.from_voters(bank, X.shape[0])
+    passes = VotePasses(bank, X, chunk_rows=chunk_rows)
+    counts = count_statistics(passes.chunks(), y, scheme, pairs=True)
+    sizes, errors, pair_sizes, pair_errors = _brute(bank.votes(X), y, _full_mask(scheme))
+    np.testing.assert_array_equal(counts.sizes, sizes)
+    np.testing.assert_array_equal(counts.errors, errors)
+    np.testing.assert_array_equal(counts.pair_errors, pair_errors)
+    np.testing.assert_array_equal(counts.pair_sizes, pair_sizes)
+
+
+def test_vote_passes_keep_the_votes_only_within_budget():
+    X, y = make_classification(100, 4, random_state=0)
+    bank = StumpBank(n_thresholds=2, feature_range=(-3, 3)).fit(X, y)
+    calls = []
+    original = bank.votes
+
+    def counting(rows):
+        calls.append(rows.shape[0])
+        return original(rows)
+
+    bank.votes = counting
+    kept = VotePasses(bank, X, chunk_rows=30)
+    for _ in range(2):
+        list(kept.chunks())
+    assert calls == [30, 30, 30, 10]  # computed once, then read back
+    calls.clear()
+    dropped = VotePasses(bank, X, keep_bytes=0, chunk_rows=30)
+    for _ in range(2):
+        list(dropped.chunks())
+    assert calls == [30, 30, 30, 10] * 2  # computed again at every pass
+
+
+def test_counts_add_over_disjoint_rows():
+    a = VoteStatistics(np.array([2, 3]), np.array([1, 0]), np.eye(2, dtype=int), np.ones((2, 2)))
+    b = VoteStatistics(np.array([1, 1]), np.array([1, 1]), np.eye(2, dtype=int), np.ones((2, 2)))
+    total = a + b
+    np.testing.assert_array_equal(total.sizes, [3, 4])
+    np.testing.assert_array_equal(total.errors, [2, 1])
+    np.testing.assert_array_equal(total.pair_errors, 2 * np.eye(2))
+
+
+def test_certified_statistics_are_the_means_of_the_row_losses_raised_by_the_allowance():
+    X, y = make_classification(300, 5, random_state=1)
+    bank = StumpBank(n_thresholds=4, random_state=0).fit(X, y)
+    scheme = EvaluationScheme.from_voters(bank, X.shape[0])
+    counts = count_statistics([(0, bank.votes(X))], y, scheme, pairs=True)
+    group = counts.group(scheme.groups[0].voters)
+    rows = scheme.groups[0].samples
+    w = np.random.default_rng(0).dirichlet(np.ones(bank.n_voters_))
+    r = (bank.votes(X)[rows] != y[rows, None]) @ w  # Categorical stochastic losses
+    stats = certified_statistics(w, group, ("gibbs", "tandem", "disagreement"))
+    for key, exact in (
+        ("gibbs", r.mean()),
+        ("tandem", (r**2).mean()),
+        ("disagreement", (2 * r * (1 - r)).mean()),
+    ):
+        assert stats[key] == pytest.approx(exact, abs=1e-11)
+    assert stats["gibbs"] > r.mean() and stats["tandem"] > (r**2).mean()  # the safe side
+    assert stats["disagreement"] < (2 * r * (1 - r)).mean()
+
+
+@pytest.mark.parametrize(
+    "cls", [FirstOrderBoundClassifier, SecondOrderBoundClassifier, CBoundClassifier]
+)
+def test_the_count_certificate_equals_the_row_certificate(cls):
+    # the same posterior certified from the counts and from the float64 losses of the rows
+    import skpacbayes._fitting as fitting
+
+    X, y = load_breast_cancer(return_X_y=True)
+    counted = cls(random_state=0).fit(X, y)
+    assert counted.solver_ in ("exact", "lbfgs")
+
+    # certify the count path's weights on the row path (solver="adam"): patch its training
+    def trained(estimator, problem, seed, solver):
+        return [np.asarray(p) for p in counted.posterior_params_], counted.mixture_weights_, [], 0
+
+    original = fitting._train_rows
+    fitting._train_rows = trained
+    try:
+        rows = cls(random_state=0, solver="adam").fit(X, y)
+    finally:
+        fitting._train_rows = original
+    np.testing.assert_allclose(rows.weights_, counted.weights_)
+    assert rows.bound_ == pytest.approx(counted.bound_, abs=1e-10)
+    for key, values in counted.certificate_.statistics.items():
+        np.testing.assert_allclose(rows.certificate_.statistics[key], values, atol=1e-10)
+
+
+def test_out_of_bag_counts_feed_the_same_engine():
+    X, y = load_iris(return_X_y=True)
+    clf = SecondOrderBoundClassifier(voters=OutOfBagVoters(n_estimators=8), random_state=0)
+    clf.fit(X, y)
+    assert clf.solver_ == "exact" and clf.certificate_.details["scheme"] == "out_of_bag"
+    assert clf.certificate_.m == (clf.certificate_.details["r2"],)
+
+
+@pytest.mark.parametrize(
+    "cls", [FirstOrderBoundClassifier, PartitionBoundClassifier, OccamBoundClassifier]
+)
+def test_split_voters_on_the_count_path(cls):
+    X, y = load_iris(return_X_y=True)
+    clf = cls(voters=SplitForest(n_estimators=6), random_state=0).fit(X, y)
+    assert len(clf.certificate_.m) == 2 and 0 < clf.bound_ <= 1
+    # the bound is linear in the free mixture weight: all the weight on the better half
+    assert sorted(clf.mixture_weights_.tolist()) == [0.0, 1.0]
