@@ -197,30 +197,6 @@ def label_indices(y, classes):
     return y.map_blocks(_label_block, classes, dtype, dtype=dtype)
 
 
-class RecodedVoters:
-    """A fitted bank whose votes are mapped by ``codes`` (its classes -> other class indices).
-
-    Parameters
-    ----------
-    voters : voter bank
-        Fitted.
-    codes : ndarray of int
-        ``codes[i]``: index, among ``n_classes``, of the bank's class ``i``.
-    n_classes : int
-        Number of classes of the mapped votes.
-    """
-
-    def __init__(self, voters, codes, n_classes):
-        self.voters = voters
-        self.codes = np.asarray(codes)
-        self.n_classes_ = int(n_classes)
-        self.n_voters_ = voters.n_voters_
-
-    def votes(self, X):
-        """Votes of the bank on ``X``, mapped by ``codes``."""
-        return self.codes[self.voters.votes(X)]
-
-
 def _add(*parts):
     return functools.reduce(lambda a, b: a + b, parts)
 
