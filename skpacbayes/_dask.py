@@ -269,9 +269,9 @@ class DaskVotePasses:
         self.n_rows = X.shape[0]
         ends = np.cumsum((0, *X.chunks[0]))
         self._blocks = [
-            (int(start), int(stop), block)
-            for start, stop, block in zip(ends[:-1], ends[1:], X.to_delayed().ravel(), strict=True)
-            if stop > start
+            (i, int(ends[i]), int(ends[i + 1]), block)
+            for i, block in enumerate(X.to_delayed().ravel())
+            if ends[i + 1] > ends[i]
         ]
         self._voters = delayed(voters, pure=False)  # one copy in the graph
         self._n_voters = voters.n_voters_
@@ -280,12 +280,12 @@ class DaskVotePasses:
         from dask import compute, delayed
 
         task = delayed(func, pure=False)
-        y_blocks = [b for b in y_idx.to_delayed().ravel()]
-        ends = np.cumsum((0, *y_idx.chunks[0]))
-        by_start = dict(zip(ends[:-1].tolist(), y_blocks, strict=True))
+        if y_idx.chunks[0] != self.X.chunks[0]:
+            y_idx = y_idx.rechunk((self.X.chunks[0],))
+        y_blocks = y_idx.to_delayed().ravel()
         parts = [
-            task(self._voters, block, by_start[start], *args_of_block(start, stop))
-            for start, stop, block in self._blocks
+            task(self._voters, block, y_blocks[i], *args_of_block(start, stop))
+            for i, start, stop, block in self._blocks
         ]
         (total,) = compute(_tree_sum(parts))
         return total

@@ -45,6 +45,7 @@ def _warm_up():
 
 
 def _cluster(processes):
+    """A 2-worker LocalCluster's client, closed with the cluster at the end of the module."""
     cluster = distributed.LocalCluster(
         n_workers=2,
         threads_per_worker=1,
@@ -54,23 +55,19 @@ def _cluster(processes):
     )
     client = distributed.Client(cluster, set_as_default=False)
     client.run(_warm_up)
-    return cluster, client
+    yield client
+    client.close()
+    cluster.close()
 
 
 @pytest.fixture(scope="module")
 def processes():
-    cluster, client = _cluster(processes=True)
-    yield client
-    client.close()
-    cluster.close()
+    yield from _cluster(processes=True)
 
 
 @pytest.fixture(scope="module")
 def threads():
-    cluster, client = _cluster(processes=False)
-    yield client
-    client.close()
-    cluster.close()
+    yield from _cluster(processes=False)
 
 
 def _data(n_rows, n_classes=2, seed=0, n_features=5):
