@@ -21,7 +21,7 @@ seed and are scored lazily on the cluster (``predict`` on a dask array).
 Usage::
 
     python benchmarks/bench_dask.py [--sizes 3e6,1e7,3e7] [--holdout-rows 2e7]
-        [--chunk-rows 1e6] [--fresh-rows 1e6] [--out benchmarks/results/dask]
+        [--chunk-rows 1e6] [--fresh-rows 5e6] [--out benchmarks/results/dask]
 """
 
 import argparse
@@ -139,7 +139,7 @@ def main():
     parser.add_argument("--holdout-rows", type=float, default=2e7)
     parser.add_argument("--sample-rows", type=float, default=2e7)
     parser.add_argument("--chunk-rows", type=float, default=1e6)
-    parser.add_argument("--fresh-rows", type=float, default=1e6)
+    parser.add_argument("--fresh-rows", type=float, default=5e6)
     parser.add_argument("--forest-rows", type=float, default=1e5)
     parser.add_argument("--trees", type=int, default=51)
     parser.add_argument("--depth", type=int, default=12)
@@ -171,7 +171,12 @@ def main():
         results.append(json.loads(result[0][len("RESULT ") :]))
         lines.append(_row(results[-1]))
         print(lines[-1], flush=True)
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     header = [
+        f"# command: python benchmarks/bench_dask.py {' '.join(sys.argv[1:])}   (commit "
+        f"{commit or 'unknown'})",
         f"{args.workers}-worker LocalCluster (process workers, 1 thread each, "
         f"memory_limit={args.memory_limit}), blocks of {args.chunk_rows} rows x "
         f"{N_FEATURES} float64 generated on the workers; fresh rows: {args.fresh_rows}; "

@@ -59,12 +59,11 @@ def _is_dask_array(obj):
 def _rows_array(X, what):
     """``X`` as a 2-D dask array of known row chunks and a single column chunk."""
     if not _is_dask_array(X):
-        hint = ""
-        if hasattr(X, "to_dask_array"):  # a dask DataFrame or Series
-            hint = " Convert a dask DataFrame with X.to_dask_array(lengths=True)."
-        raise TypeError(
-            f"{what} takes a dask.array.Array (or in-memory data); got {type(X).__name__}.{hint}"
-        )
+        if hasattr(X, "to_dask_array"):  # a dask DataFrame
+            hint = "convert a dask DataFrame with X.to_dask_array(lengths=True)"
+        else:  # in-memory X with dask labels
+            hint = "pass both X and y as dask arrays (e.g. da.from_array(X)), or both in memory"
+        raise TypeError(f"{what} takes X as a dask.array.Array; got {type(X).__name__}: {hint}.")
     if X.ndim != 2:
         raise ValueError(f"{what} needs a 2-D dask array X; got {X.ndim} dimension(s).")
     if any(math.isnan(c) for c in X.chunks[0]):

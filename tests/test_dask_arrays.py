@@ -222,6 +222,8 @@ def test_bad_input():
         est.fit(Xd, da.zeros_like(yd))
     with pytest.raises(ValueError, match="numeric features"):
         est.fit(Xd.astype(str), yd)
+    with pytest.raises(TypeError, match="both X and y as dask arrays"):
+        est.fit(X, yd)
     bad = X.copy()
     bad[321, 2] = np.nan  # in the second block: raised by the pass on the worker
     with dask.config.set(scheduler="threads"), pytest.raises(ValueError, match="NaN"):
