@@ -237,7 +237,10 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     a bank that is not split (e.g. stumps) the vote of the whole bank is
     certified on the whole sample (valid when the bank does not depend on it).
     By default (``"auto"``) a voter bank keeps its own rule (halves or every
-    row) and anything else is grown on part of the rows.
+    row) and anything else is grown on part of the rows. **Sample protocol**
+    (``train_size=n``): the voters are grown on ``n`` rows drawn from the seed and
+    the number of rows alone (:func:`training_rows`) and certified on every other row,
+    at ``delta``; with a dask array ``X`` only those ``n`` rows are held in memory.
 
     Parameters
     ----------
