@@ -25,6 +25,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes._certificate import Certificate, effective_voters
+from skpacbayes._dask import dask_rows, is_dask_input
 from skpacbayes._vote import weighted_vote_scores
 from skpacbayes.classifiers._base import (
     _evaluation_groups,
@@ -33,7 +34,7 @@ from skpacbayes.classifiers._base import (
     validate_training_data,
 )
 
-__all__ = ["HoldOutBoundClassifier", "validation_rows"]
+__all__ = ["HoldOutBoundClassifier", "training_rows", "validation_rows"]
 
 #: Trees of the forest grown on the training rows when ``voters`` is None.
 DEFAULT_N_ESTIMATORS = 200
@@ -88,6 +89,66 @@ def validation_rows(n_samples, fraction, seed):
     n_held = min(max(int(np.ceil(fraction * n_samples)), 1), n_samples - 1)
     perm = np.random.RandomState(seed).permutation(n_samples)
     return np.sort(perm[n_held:]), np.sort(perm[:n_held])
+
+
+def training_rows(n_samples, train_size, seed):
+    """The ``train_size`` rows the voters are grown on, drawn from the seed and ``n_samples``.
+
+    ``train_size`` distinct rows drawn uniformly without replacement by
+    ``numpy.random.default_rng(seed)``; neither ``X`` nor ``y`` is read, so every other row
+    is an i.i.d. sample independent of them. The draw takes memory in ``train_size``, not in
+    ``n_samples``.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of rows.
+    train_size : int
+        Rows drawn, ``1 <= train_size <= n_samples - 1`` (at least one row is held out).
+    seed : int
+        Seed of the draw.
+
+    Returns
+    -------
+    train : ndarray of int
+        Sorted indices of the drawn rows.
+
+    Examples
+    --------
+    >>> from skpacbayes._hold_out import training_rows
+    >>> training_rows(10, 3, seed=0).size
+    3
+    """
+    if not 1 <= train_size <= n_samples - 1:
+        raise ValueError(
+            f"train_size={train_size} must leave at least one of the n_samples={n_samples} "
+            "rows to certify on: 1 <= train_size <= n_samples - 1."
+        )
+    return np.sort(np.random.default_rng(seed).choice(n_samples, size=train_size, replace=False))
+
+
+class RecodedVoters:
+    """A fitted bank whose votes are mapped by ``codes`` (its classes -> the estimator's).
+
+    Parameters
+    ----------
+    voters : voter bank
+        Fitted.
+    codes : ndarray of int
+        ``codes[i]``: index, among ``n_classes``, of the bank's class ``i``.
+    n_classes : int
+        Number of classes of the mapped votes.
+    """
+
+    def __init__(self, voters, codes, n_classes):
+        self.voters = voters
+        self.codes = np.asarray(codes)
+        self.n_classes_ = int(n_classes)
+        self.n_voters_ = voters.n_voters_
+
+    def votes(self, X):
+        """Votes of the bank on ``X``, mapped by ``codes``."""
+        return self.codes[self.voters.votes(X)]
 
 
 def grown_voters(voters, X, y, seed, n_jobs):
@@ -176,7 +237,10 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     a bank that is not split (e.g. stumps) the vote of the whole bank is
     certified on the whole sample (valid when the bank does not depend on it).
     By default (``"auto"``) a voter bank keeps its own rule (halves or every
-    row) and anything else is grown on part of the rows.
+    row) and anything else is grown on part of the rows. **Sample protocol**
+    (``train_size=n``): the voters are grown on ``n`` rows drawn from the seed and
+    the number of rows alone (:func:`training_rows`) and certified on every other row,
+    at ``delta``; with a dask array ``X`` only those ``n`` rows are held in memory.
 
     Parameters
     ----------
@@ -203,13 +267,21 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         Seeds the held-out rows and the voters.
     n_jobs : int or None, default=None
         Parallel jobs for growing the default forest and computing its votes.
+    train_size : int or None, default=None
+        **Sample protocol**: grow the voters on ``train_size`` rows drawn from the seed
+        and the number of rows alone (:func:`training_rows`), held in memory, and certify
+        their plain vote on every other row (one statement at ``delta``). Leave
+        ``validation_fraction`` at ``"auto"`` with it. This is how a forest is certified
+        on data larger than memory: ``X`` a dask array, the forest grown on a sample of
+        the size you choose, its error counted block by block on all the remaining rows
+        (:ref:`scaling-out`).
 
     Attributes
     ----------
     voters_ : voter bank
         The fitted voters of the deployed vote.
     validation_fraction_ : float or None
-        The deployed fraction (None with the halves protocol).
+        The deployed fraction (None with the halves and sample protocols).
     validation_indices_ : ndarray of int
         Rows (of the ``X`` given to ``fit``) the deployed vote is certified on.
     half_ : int or None
@@ -276,6 +348,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         "delta": [Interval(Real, 0, 1, closed="right")],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
+        "train_size": [None, Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(
@@ -285,12 +358,14 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         delta=0.05,
         random_state=None,
         n_jobs=None,
+        train_size=None,
     ):
         self.voters = voters
         self.validation_fraction = validation_fraction
         self.delta = delta
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.train_size = train_size
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
@@ -298,9 +373,13 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data (finite; sparse input is converted to CSR).
-        y : array-like of shape (n_samples,)
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Training data (finite; sparse input is converted to CSR). A ``dask.array`` is
+            certified out of core, block by block on the workers: with voters that need no
+            pass over the rows (``PrefitVoters``, ``StumpBank``) on every row they may be
+            evaluated on, or with ``train_size`` (voters grown on that many rows, held in
+            memory). The fraction protocol, which grows the voters on most rows, refuses it.
+        y : {array-like, dask array} of shape (n_samples,)
             Class labels (at least two classes).
 
         Returns
@@ -322,11 +401,38 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         (30, 60)
         """
         fractions = self._validation_fractions()
-        X, y, classes = validate_training_data(self, X, y)
+        sample = self.train_size is not None
+        if sample and not (
+            isinstance(self.validation_fraction, str) and self.validation_fraction == "auto"
+        ):
+            raise ValueError(
+                "train_size and validation_fraction both choose the rows the voters are grown "
+                f"on: set one of them (got train_size={self.train_size!r} and "
+                f"validation_fraction={self.validation_fraction!r})."
+            )
+        out_of_core = is_dask_input(X, y)
+        if out_of_core:
+            from skpacbayes._dask import dask_training_data, label_indices
+
+            if not sample and fractions is not None:
+                raise ValueError(
+                    f"HoldOutBoundClassifier(validation_fraction={fractions}) grows the voters "
+                    "on all the rows that are not held out, which a dask array does not hold "
+                    "in memory. With a dask array, grow them on an in-memory sample "
+                    "(train_size=<number of rows>, certified on every other row), or certify "
+                    "voters that need no pass over the rows (voters=PrefitVoters(model) or a "
+                    "StumpBank, with validation_fraction=None or 'auto')."
+                )
+            X, y, classes = dask_training_data(self, X, y)
+            y_idx = label_indices(y, classes)
+        else:
+            X, y, classes = validate_training_data(self, X, y)
+            y_idx = np.searchsorted(classes, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         self.classes_ = classes
-        y_idx = np.searchsorted(classes, y)
-        if fractions is None:
+        if sample:
+            self._fit_sample(X, y, y_idx, seed)
+        elif fractions is None:
             self._fit_halves(X, y, y_idx, seed)
         else:
             self._fit_fractions(X, y, y_idx, seed, fractions)
@@ -383,30 +489,88 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                 "scikit-learn classifier on part of the rows."
             )
         default = SplitForest(n_estimators=DEFAULT_N_ESTIMATORS)
-        self.voters_ = resolve_voters(self.voters, default, seed, self.n_jobs).fit(X, y)
-        self._codes = np.searchsorted(self.classes_, np.asarray(self.voters_.classes_))
-        votes = self.voters_.votes(X)
-        groups = _evaluation_groups(self.voters_)
+        bank = resolve_voters(self.voters, default, seed, self.n_jobs)
+        if is_dask_input(X):
+            from skpacbayes._dask import fit_voters
+
+            fit_voters(bank, X, self.classes_)
+        else:
+            bank.fit(X, y)
+        self.voters_ = bank
+        self._codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
+        count_errors = self._plain_vote_errors(X, y_idx)
+        groups = _evaluation_groups(bank)
         share = float(self.delta) / len(groups)
         errors, sizes, values = [], [], []
         for g in groups:
-            k = _vote_errors(
-                votes[np.ix_(g.samples, g.voters)],
-                self._codes,
-                y_idx[g.samples],
-                self.classes_.size,
-            )
+            rows = np.zeros(X.shape[0], dtype=bool)
+            rows[g.samples] = True
+            k = count_errors(g.voters, rows)
             errors.append(k)
             sizes.append(int(g.samples.size))
             values.append(_holdout_bound(k, g.samples.size, share))
         self.half_ = int(np.argmin(values))
         self.validation_fraction_ = None
         self.validation_indices_ = groups[self.half_].samples
-        self.weights_ = np.zeros(votes.shape[1])
+        self.weights_ = np.zeros(bank.n_voters_)
         self.weights_[groups[self.half_].voters] = 1.0
         self.bound_ = float(values[self.half_])
-        self._set_certificate(self.half_, errors, sizes, values, int(votes.shape[1]))
+        self._set_certificate(self.half_, errors, sizes, values, int(bank.n_voters_))
         self.certificate_.details.update(half=self.half_, bounds_per_half=tuple(values))
+
+    def _fit_sample(self, X, y, y_idx, seed):
+        """Sample protocol: voters grown on ``train_size`` drawn rows, certified on the rest."""
+        n_rows = X.shape[0]
+        train = training_rows(n_rows, int(self.train_size), seed)
+        if is_dask_input(X):
+            import dask
+
+            X_train, y_train = dask.compute(X[train], y[train])
+        else:
+            X_train, y_train = X[train], y[train]
+        if np.unique(y_train).size < 2:
+            raise ValueError(
+                f"The {train.size} training rows drawn for train_size={self.train_size} hold "
+                "a single class; use a larger train_size."
+            )
+        bank = grown_voters(self.voters, X_train, y_train, seed, self.n_jobs)
+        del X_train, y_train
+        self.voters_ = bank
+        self._codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
+        held = np.ones(n_rows, dtype=bool)
+        held[train] = False
+        k = self._plain_vote_errors(X, y_idx)(np.arange(bank.n_voters_), held)
+        n_held = n_rows - train.size
+        self.half_ = self.validation_fraction_ = None
+        self.validation_indices_ = np.flatnonzero(held)
+        self.weights_ = np.ones(bank.n_voters_)
+        self.bound_ = float(_holdout_bound(k, n_held, float(self.delta)))
+        self._set_certificate(0, [k], [n_held], [self.bound_], bank.n_voters_)
+        self.certificate_.details.update(train_size=int(train.size))
+
+    def _plain_vote_errors(self, X, y_idx):
+        """``count(voters, rows)``: errors of the plain vote of ``voters`` on the mask ``rows``.
+
+        One pass over ``X`` per call (in memory, the votes are kept between calls): block by
+        block on the workers for a dask array. Ties count as errors.
+        """
+        from skpacbayes._statistics import VotePasses
+
+        bank, n_classes = self.voters_, self.classes_.size
+        recoded = RecodedVoters(bank, self._codes, n_classes)
+        if is_dask_input(X):
+            from skpacbayes._dask import DaskVotePasses
+
+            passes = DaskVotePasses(recoded, X)
+        else:
+            passes = VotePasses(recoded, X)
+
+        def count(voters, rows):
+            weights = np.zeros(bank.n_voters_)
+            weights[voters] = 1.0
+            return passes.vote_errors(y_idx, weights, n_classes, rows)[0]
+
+        return count
 
     def _set_certificate(self, index, errors, sizes, values, n_voters):
         self.certificate_ = Certificate(
@@ -471,13 +635,15 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         votes = self._codes[self.voters_.votes(X)]
         return weighted_vote_scores(votes, self.weights_, self.classes_.size)
 
+    @dask_rows("scores")
     def decision_function(self, X):
         """Number of the deployed voters voting for each class.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``.
+        X : {array-like, dask array} of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``. A dask array gives a
+            lazy dask array, computed block by block.
 
         Returns
         -------
@@ -499,13 +665,15 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         scores = self._scores(X)
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
+    @dask_rows("labels")
     def predict(self, X):
         """Plain vote of the deployed voters (ties go to the first class).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``.
+        X : {array-like, dask array} of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``. A dask array gives a
+            lazy dask array, computed block by block.
 
         Returns
         -------
@@ -525,13 +693,15 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         scores = self._scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
+    @dask_rows("proba")
     def predict_proba(self, X):
         """Vote shares of the deployed voters.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``.
+        X : {array-like, dask array} of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``. A dask array gives a
+            lazy dask array, computed block by block.
 
         Returns
         -------

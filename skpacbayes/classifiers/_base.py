@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skpacbayes._dask import dask_rows, is_dask_input
 from skpacbayes._vote import weighted_vote_scores
 
 __all__ = ["MajorityVoteClassifier", "resolve_voters", "validate_training_data"]
@@ -319,9 +320,14 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data (finite; sparse input is converted to CSR).
-        y : array-like of shape (n_samples,)
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Training data (finite; sparse input is converted to CSR). A ``dask.array`` is
+            fitted out of core (counts computed block by block on the workers, see
+            :ref:`scaling-out`) by the estimators whose statistics are sums over rows: the
+            Categorical posterior with the first-order, second-order, C-bound, partition
+            and Occam bounds, on ``StumpBank`` or ``PrefitVoters``; the others raise a
+            ``ValueError``.
+        y : {array-like, dask array} of shape (n_samples,)
             Class labels (at least two classes).
 
         Returns
@@ -343,7 +349,14 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                 "MajorityVoteClassifier is an abstract base class and cannot be fitted; use "
                 "one of the named estimators: " + ", ".join(_NAMED_ESTIMATORS) + "."
             )
-        X, y, classes = validate_training_data(self, X, y)
+        out_of_core = is_dask_input(X, y)
+        if out_of_core:  # more rows than memory: the count path as a map-reduce (skpacbayes._dask)
+            from skpacbayes._dask import check_count_path, dask_training_data
+
+            check_count_path(self)
+            X, y, classes = dask_training_data(self, X, y)
+        else:
+            X, y, classes = validate_training_data(self, X, y)
         if self._binary_only and classes.shape[0] > 2:
             raise ValueError(
                 f"Only binary classification is supported by {type(self).__name__}. "
@@ -356,15 +369,22 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         out_of_bag = getattr(voters, "is_out_of_bag", False)
         if out_of_bag:  # one row set per voter: the out-of-bag bounds (theory-out-of-bag)
             self._check_out_of_bag()  # before growing the voters
-        voters.fit(X, y)
-        self.classes_ = np.asarray(voters.classes_)
-        y_idx = np.searchsorted(self.classes_, y)
-        y_idx = np.clip(y_idx, 0, self.classes_.shape[0] - 1)
-        if not np.array_equal(self.classes_[y_idx], y):
-            raise ValueError(
-                f"The voters know the classes {list(self.classes_)}, but y contains "
-                f"{sorted(set(np.unique(y)) - set(self.classes_))}."
-            )
+        if out_of_core:
+            from skpacbayes._dask import DaskVotePasses, fit_voters, label_indices
+
+            fit_voters(voters, X, classes)  # refuses labels the voters do not know
+            self.classes_ = np.asarray(voters.classes_)
+            y_idx, passes = label_indices(y, self.classes_), DaskVotePasses(voters, X)
+        else:
+            voters.fit(X, y)
+            self.classes_ = np.asarray(voters.classes_)
+            y_idx = np.searchsorted(self.classes_, y)
+            y_idx = np.clip(y_idx, 0, self.classes_.shape[0] - 1)
+            if not np.array_equal(self.classes_[y_idx], y):
+                raise ValueError(
+                    f"The voters know the classes {list(self.classes_)}, but y contains "
+                    f"{sorted(set(np.unique(y)) - set(self.classes_))}."
+                )
         n_classes = self.classes_.shape[0]
         from skpacbayes._statistics import EvaluationScheme, VotePasses
 
@@ -375,7 +395,8 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
         from skpacbayes._fitting import fit_posteriors
 
-        passes = VotePasses(voters, X)
+        if not out_of_core:
+            passes = VotePasses(voters, X)
         fitted = fit_posteriors(self, passes, y_idx, scheme, torch_seed, bank=voters)
         self.groups_ = [(g.voters, g.samples) for g in scheme.groups]
         self.posterior_params_ = fitted.natural
@@ -492,13 +513,15 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             return mixture_win_probabilities(self, votes, decide=decide)
         return weighted_vote_scores(votes, self.weights_, self.n_classes_)
 
+    @dask_rows("scores")
     def decision_function(self, X):
         """Weighted vote of each class.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Input samples (finite), with the features seen during ``fit``.
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Input samples (finite), with the features seen during ``fit``. A dask array
+            gives a lazy dask array, computed block by block.
 
         Returns
         -------
@@ -521,13 +544,15 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             return scores[:, 1] - scores[:, 0]
         return scores
 
+    @dask_rows("labels")
     def predict(self, X):
         """Predict with the certified deterministic majority vote.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Input samples (finite), with the features seen during ``fit``.
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Input samples (finite), with the features seen during ``fit``. A dask array
+            gives a lazy dask array, computed block by block.
 
         Returns
         -------
@@ -547,6 +572,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         scores = self._class_scores(self._votes(X), decide=True)
         return self.classes_[np.argmax(scores, axis=1)]
 
+    @dask_rows("proba")
     def predict_proba(self, X):
         """Vote shares of each class.
 
@@ -558,8 +584,9 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Input samples (finite), with the features seen during ``fit``.
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Input samples (finite), with the features seen during ``fit``. A dask array
+            gives a lazy dask array, computed block by block.
 
         Returns
         -------

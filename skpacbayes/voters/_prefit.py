@@ -4,6 +4,7 @@ import warnings
 from numbers import Integral
 
 import numpy as np
+from scipy import sparse
 from sklearn.ensemble import (
     AdaBoostClassifier,
     BaggingClassifier,
@@ -242,6 +243,16 @@ def _looks_fitted_on(models, members, ensemble, X):
             return False
     else:
         rows = [_in_bag_rows(t.estimator, m) for t in trees]
+    if not (isinstance(X, np.ndarray) or sparse.issparse(X)):  # rows out of core (dask)
+        warnings.warn(
+            f"PrefitVoters: the prefit model recorded a training size equal to the {m} rows "
+            "given to fit, and the same-rows check, which needs the rows in memory, did not "
+            "run on this dask array. A bound on the rows the voters were fitted on is NOT a "
+            "certificate: make sure the model was fitted on other data.",
+            SampleReuseWarning,
+            stacklevel=2,
+        )
+        return False
     X_tree = _as_tree_input(X)
     return all(_grown_on_exactly(t, X_tree, r) for t, r in zip(trees, rows, strict=True))
 
