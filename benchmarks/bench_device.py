@@ -7,8 +7,8 @@ Usage::
         [--tasks synthetic synthetic-dirichlet synthetic-gaussian adult mnist]
         [--data-home /work/shared/datasets]
 
-The check to run where a GPU is lent (one command, about 6 minutes on a 16-core host with an
-H100; prints both devices side by side and exits 1 if a bound differs by more than 1e-6)::
+The check to run where a GPU is lent (one command; it prints both devices side by side and
+exits 1 if a bound differs by more than 1e-6)::
 
     python benchmarks/bench_device.py --tasks synthetic-dirichlet synthetic-gaussian synthetic
 
