@@ -22,6 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 
+from skpacbayes._fit_params import reject_fit_params
 from skpacbayes._hold_out import (
     DEFAULT_N_ESTIMATORS,
     HoldOutBoundClassifier,
@@ -437,7 +438,7 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         return FrozenEstimator(bank.fit(X, y))
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, **fit_params):
         """Fit every candidate once at its share of ``delta``; deploy one by the selection rule.
 
         Parameters
@@ -446,6 +447,9 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
             Training data (finite; sparse input is converted to CSR).
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
+        **fit_params : dict
+            Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
+            naming the estimator, since the certificate assumes unweighted i.i.d. rows.
 
         Returns
         -------
@@ -463,6 +467,7 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
         >>> clf.bound_ == min(c["bound"] for c in clf.candidates_)
         True
         """
+        reject_fit_params(self, fit_params)
         X, y, _ = validate_training_data(self, X, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         candidates = self._candidates(seed)

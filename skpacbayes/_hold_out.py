@@ -25,6 +25,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes._certificate import Certificate, effective_voters
+from skpacbayes._fit_params import reject_fit_params
 from skpacbayes._vote import weighted_vote_scores
 from skpacbayes.classifiers._base import (
     _evaluation_groups,
@@ -293,7 +294,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, **fit_params):
         """Grow the voters on the training rows and certify their plain vote on the rest.
 
         Parameters
@@ -302,6 +303,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             Training data (finite; sparse input is converted to CSR).
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
+        **fit_params : dict
+            Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
+            naming the estimator, since the certificate assumes unweighted i.i.d. rows.
 
         Returns
         -------
@@ -321,6 +325,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         >>> clf.certificate_.m
         (30, 60)
         """
+        reject_fit_params(self, fit_params)
         fractions = self._validation_fractions()
         X, y, classes = validate_training_data(self, X, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))

@@ -18,6 +18,8 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skpacbayes._fit_params import reject_fit_params
+
 __all__ = ["BoundSelectionClassifier", "bound_scorer"]
 
 
@@ -242,7 +244,7 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, **fit_params):
         """Fit every candidate with ``delta / K`` and keep the tightest.
 
         Parameters
@@ -251,6 +253,9 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
             Training data (finite; sparse input is converted to CSR).
         y : array-like of shape (n_samples,)
             Class labels.
+        **fit_params : dict
+            Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
+            naming the estimator, since the certificate assumes unweighted i.i.d. rows.
 
         Returns
         -------
@@ -267,6 +272,7 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         >>> sel.best_index_, bool(sel.bound_ == sel.best_estimator_.bound_)
         (0, True)
         """
+        reject_fit_params(self, fit_params)
         if len(self.estimators) == 0:
             raise ValueError("estimators must contain at least one candidate.")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])

@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skpacbayes._fit_params import reject_fit_params
 from skpacbayes._vote import weighted_vote_scores
 
 __all__ = ["MajorityVoteClassifier", "resolve_voters", "validate_training_data"]
@@ -287,7 +288,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         return SplitForest()
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, **fit_params):
         """Learn the posterior by minimising the bound, then certify it.
 
         Parameters
@@ -296,6 +297,9 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             Training data (finite; sparse input is converted to CSR).
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
+        **fit_params : dict
+            Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
+            naming the estimator, since the certificate assumes unweighted i.i.d. rows.
 
         Returns
         -------
@@ -311,6 +315,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         >>> round(clf.bound_, 3)  # the true error rate is at most 17.3 % (probability >= 95 %)
         0.173
         """
+        reject_fit_params(self, fit_params)
         if not self._bound_name:
             raise TypeError(
                 "MajorityVoteClassifier is an abstract base class and cannot be fitted; use "
