@@ -244,6 +244,23 @@ def test_plot_names_in_a_legend_without_overlap(tmp_path):
     np.testing.assert_allclose(ax.get_xlim(), ax.get_ylim())
 
 
+def test_plot_legend_inside_the_figure():
+    """The gallery saves figures without bbox_inches="tight": the legend must fit as drawn."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from skpacbayes.plotting import BoundDisplay
+
+    names = ["Occam", "VC", "FO", "SO", "Bin", "C-bound", "Margin", "Partition"]
+    display = BoundDisplay(names, np.linspace(0.2, 0.3, 8), np.full(8, 0.05)).plot()
+    figure = display.figure_
+    figure.canvas.draw()
+    legend = display.ax_.get_legend().get_window_extent(figure.canvas.get_renderer())
+    assert figure.bbox.x0 <= legend.x0 and legend.x1 <= figure.bbox.x1
+    assert figure.bbox.y0 <= legend.y0 and legend.y1 <= figure.bbox.y1
+
+
 def test_demo_arguments(monkeypatch, capsys):
     """The no-argument demo runs compare with the demo settings, the recommended row included."""
     seen = {}
