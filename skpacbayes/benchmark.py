@@ -292,7 +292,19 @@ def _split_for(n_classes):
 
 
 class UnsupportedRequestError(ValueError):
-    """A :func:`compare` request naming a method that none of the asked posteriors can run."""
+    """A :func:`compare` request naming a method that none of the asked posteriors can run.
+
+    A ``ValueError``; ``skpacbayes compare`` exits with status 2 (a usage error) on it.
+
+    Examples
+    --------
+    >>> from skpacbayes.benchmark import UnsupportedRequestError, check_request
+    >>> try:
+    ...     check_request("breast_cancer", ["Occam"], ["gaussian"])
+    ... except UnsupportedRequestError as exc:
+    ...     print(str(exc).split(":")[1].strip())
+    Occam needs categorical. Valid methods (posteriors) here
+    """
 
 
 def check_request(dataset, methods, posteriors, *, explicit=True):
