@@ -94,7 +94,12 @@ def collect(results, certified=None):
         rows = json.loads(Path(certified).read_text())["rows"]
         for name in dict.fromkeys(r["dataset"] for r in rows):
             per, wall = out.setdefault(name, ({}, float("nan")))
-            sel = [(r["bound"], r["test_error"]) for r in rows if r["dataset"] == name]
+            # bench_certified_vote.py rows: {"certified": {"bound", "test_error"}, ...}
+            sel = [
+                (r["certified"]["bound"], r["certified"]["test_error"])
+                for r in rows
+                if r["dataset"] == name
+            ]
             per["Certified"] = _stats(sel)
     return out
 

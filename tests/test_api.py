@@ -184,3 +184,26 @@ def test_sample_weight_is_refused_by_name(name):
         est.fit(X, y, foo=1)
     # meta-estimators (AdaBoost, Bagging) still see that weights are not supported
     assert not has_fit_parameter(est, "sample_weight")
+
+
+def test_bound_selection_reports_each_candidate_as_it_is_fitted(capsys, monkeypatch):
+    from sklearn.datasets import load_breast_cancer
+
+    import skpacbayes.model_selection as module
+    from skpacbayes.model_selection import BoundSelectionClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    fit_one = module._fit_candidate
+    printed_before = []
+
+    def spy(index, *args):
+        printed_before.append(capsys.readouterr().out.count(" candidate "))
+        return fit_one(index, *args)
+
+    monkeypatch.setattr(module, "_fit_candidate", spy)
+    candidates = [skpacbayes.OccamBoundClassifier(random_state=s) for s in (0, 1)]
+    sel = BoundSelectionClassifier(candidates, verbose=1).fit(X, y)
+    assert printed_before == [0, 1]  # the first line came before the second fit started
+    last = capsys.readouterr().out
+    assert last.startswith("BoundSelectionClassifier: 2/2 candidate 1 (OccamBoundClassifier)")
+    assert f"bound {sel.estimators_[1].bound_:.4f}" in last
