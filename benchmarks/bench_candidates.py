@@ -33,35 +33,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-DATASETS = (
-    "haberman",
-    "tictactoe",
-    "svmguide1",
-    "mushroom",
-    "phishing",
-    "adult",
-    "pendigits",
-    "mnist",
-    "fashion_mnist",
-    "breast_cancer",
-    "digits",
-    "wine",
-)
-
-
-def load_split(name, data_home, seed, max_rows):
-    """The capped data set's stratified 80/20 split, and whether it was capped."""
-    from sklearn.model_selection import train_test_split
-
-    from skpacbayes.datasets import load_dataset
-
-    bunch = load_dataset(name, data_home=data_home)
-    X, y = np.asarray(bunch.data), np.asarray(bunch.target)
-    capped = bool(max_rows) and X.shape[0] > max_rows
-    if capped:
-        X, _, y, _ = train_test_split(X, y, train_size=max_rows, stratify=y, random_state=seed)
-    return (*train_test_split(X, y, test_size=0.2, stratify=y, random_state=seed), capped)
+from bench_certified_vote import load_split, split_arguments
 
 
 def candidates():
@@ -107,10 +79,7 @@ def run_one(name, data_home, seed, max_rows, row=None):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--data-home", default="../shared/datasets")
-    parser.add_argument("--max-rows", type=int, default=10000)
+    split_arguments(parser)
     parser.add_argument("--out", default="benchmarks/results/candidates.json")
     args = parser.parse_args()
     path = Path(args.out)

@@ -187,20 +187,14 @@ def test_sample_weight_is_refused_by_name(name):
 
 
 def test_bound_selection_reports_each_candidate_as_it_is_fitted(capsys, monkeypatch):
+    from _progress import lines_printed_before_each_fit
     from sklearn.datasets import load_breast_cancer
 
     import skpacbayes.model_selection as module
     from skpacbayes.model_selection import BoundSelectionClassifier
 
     X, y = load_breast_cancer(return_X_y=True)
-    fit_one = module._fit_candidate
-    printed_before = []
-
-    def spy(index, *args):
-        printed_before.append(capsys.readouterr().out.count(" candidate "))
-        return fit_one(index, *args)
-
-    monkeypatch.setattr(module, "_fit_candidate", spy)
+    printed_before = lines_printed_before_each_fit(module, capsys, monkeypatch)
     candidates = [skpacbayes.OccamBoundClassifier(random_state=s) for s in (0, 1)]
     sel = BoundSelectionClassifier(candidates, verbose=1).fit(X, y)
     assert printed_before == [0, 1]  # the first line came before the second fit started

@@ -11,6 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from _exact_binomial import exact_lower_tail
+from _progress import lines_printed_before_each_fit
 from sklearn.datasets import load_digits
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
@@ -314,14 +315,7 @@ def test_certified_vote_reports_each_candidate_as_it_finishes(digits, capsys, mo
     import skpacbayes._certified_vote as module
 
     X_tr, _, y_tr, _ = digits
-    fit_one = module._fit_candidate
-    printed_before = []
-
-    def spy(index, *args):
-        printed_before.append(capsys.readouterr().out.count(" candidate "))
-        return fit_one(index, *args)
-
-    monkeypatch.setattr(module, "_fit_candidate", spy)
+    printed_before = lines_printed_before_each_fit(module, capsys, monkeypatch)
     clf = CertifiedVoteClassifier(_forest(), validation_fraction=(0.2, 0.5), verbose=1)
     clf.fit(X_tr, y_tr)
     # when each candidate starts, every earlier one has had its line
