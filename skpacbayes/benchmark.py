@@ -662,7 +662,7 @@ COLUMNS = {
     "HO50": "forest grown on 50 % of the rows, certified on the held-out 50 %",
     "OOB-FO": "forest grown on every row, out-of-bag first-order bound",
     "OOB-SO": "forest grown on every row, out-of-bag tandem bound",
-    "Certified": "CertifiedVoteClassifier with its defaults (the recommended estimator)",
+    "Certified": "CertifiedVoteClassifier, the recommended estimator (forests of n_estimators)",
     "All": "the tightest of every (method, posterior) row, delta split over all of them",
 }
 
