@@ -516,3 +516,24 @@ def test_certified_vote_stump_candidates_only_with_the_default_forest_unless_ask
     assert {c["kind"] for c in off.candidates_} == {"holdout"}
     with pytest.raises(ValueError, match="stump_candidate"):
         CertifiedVoteClassifier(stump_candidate="yes").fit(X, y)
+
+
+def test_holdout_verbose_reports_each_statement(digits, capsys):
+    X_tr, _, y_tr, _ = digits
+    clf = HoldOutBoundClassifier(
+        _forest(), validation_fraction=(0.2, 0.5), random_state=0, verbose=1
+    ).fit(X_tr, y_tr)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    for line, f, k, n, b in zip(
+        lines,
+        (0.2, 0.5),
+        clf.certificate_.statistics["errors"],
+        clf.certificate_.m,
+        clf.certificate_.details["bounds"],
+        strict=True,
+    ):
+        assert line.startswith(f"HoldOutBoundClassifier: fraction {f} (grown on ")
+        assert f"{k} errors on {n} held-out rows, bound {b:.4f}" in line
+    HoldOutBoundClassifier(_forest(), validation_fraction=0.2, random_state=0).fit(X_tr, y_tr)
+    assert capsys.readouterr().out == ""
