@@ -72,9 +72,10 @@ def collect(results, certified=None):
 
     ``results`` is a list of folders of ``compare`` JSON files; a strategy row found in
     several is taken from the last one. ``certified`` (the rows of
-    ``bench_certified_vote.py``) gives the Certified row of every data set it holds,
-    replacing the compare results' (the dedicated run is the one made with the current
-    defaults).
+    ``bench_certified_vote.py``) gives the Certified row of every data set it holds at full
+    size, replacing the compare results' (the dedicated run is the one made with the current
+    defaults); its capped data sets (subsampled) are left out, not comparable with the
+    full-size rows.
     """
     out = {}
     for folder in results:
@@ -93,8 +94,15 @@ def collect(results, certified=None):
     if certified:
         rows = json.loads(Path(certified).read_text())["rows"]
         for name in dict.fromkeys(r["dataset"] for r in rows):
-            per, wall = out.setdefault(name, ({}, float("nan")))
-            sel = [(r["bound"], r["test_error"]) for r in rows if r["dataset"] == name]
+            if name not in out or any(r.get("capped") for r in rows if r["dataset"] == name):
+                continue  # another data set, or a subsample of it: not comparable here
+            per, wall = out[name]
+            # bench_certified_vote.py rows: {"certified": {"bound", "test_error"}, ...}
+            sel = [
+                (r["certified"]["bound"], r["certified"]["test_error"])
+                for r in rows
+                if r["dataset"] == name
+            ]
             per["Certified"] = _stats(sel)
     return out
 

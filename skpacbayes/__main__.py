@@ -196,7 +196,10 @@ def _parser():
         "--n-jobs", type=_n_jobs, default=1, help="parallel fits, -1: all CPUs (default: 1)"
     )
     cmp.add_argument(
-        "--quiet", action="store_true", help="no progress bar (it is only drawn on a terminal)"
+        "--quiet",
+        action="store_true",
+        help="no progress report on stderr (by default: a bar on a terminal, one line per "
+        "finished fit in a log or a pipe)",
     )
     return parser
 
@@ -241,7 +244,12 @@ def main(argv=None):
         return 2
     if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
         parser.error("argument --plot: needs matplotlib (pip install matplotlib)")
-    from skpacbayes.benchmark import compare, format_table, plot_results
+    from skpacbayes.benchmark import (
+        UnsupportedRequestError,
+        compare,
+        format_table,
+        plot_results,
+    )
 
     try:
         result = compare(
@@ -256,6 +264,9 @@ def main(argv=None):
             n_jobs=args.n_jobs,
             progress=not args.quiet,
         )
+    except UnsupportedRequestError as exc:  # a usage error, found before any fit
+        print(f"skpacbayes compare: error: {exc}", file=sys.stderr)
+        return 2
     except (OSError, ValueError) as exc:
         print(f"skpacbayes: error: {exc}", file=sys.stderr)
         return 1

@@ -14,6 +14,7 @@ delta / K``) certifies its true risk ``R``. It is never looser than Chernoff's
 equal to the prior (KL = 0), and is the line any learned posterior has to beat.
 """
 
+import time
 import warnings
 from numbers import Integral, Real
 from typing import ClassVar
@@ -26,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes._certificate import Certificate, effective_voters
 from skpacbayes._dask import dask_rows, is_dask_input
+from skpacbayes._fit_params import reject_fit_params
 from skpacbayes._vote import weighted_vote_scores
 from skpacbayes.classifiers._base import (
     _evaluation_groups,
@@ -51,15 +53,17 @@ def _holdout_bound(n_errors, m, delta):
     return binomial_inv_upper(int(n_errors), int(m), delta)
 
 
-def validation_rows(n_samples, fraction, seed):
+def validation_rows(n_samples, fraction, seed, fold=0):
     """Training and held-out row indices, drawn from the seed and the sample size alone.
 
-    The held-out rows are the first ``ceil(fraction * n_samples)`` entries of a
-    permutation of ``range(n_samples)`` seeded by ``seed`` (at least one row on
-    each side). Neither ``X`` nor ``y`` is read, so the held-out rows are an
-    i.i.d. sample independent of the training rows (no stratification: a split
-    that looks at the labels ties the two sides' class counts together). For the
-    same seed, a larger fraction holds out a superset of the rows.
+    The held-out rows are the entries ``fold * n_held`` to ``(fold + 1) * n_held - 1``
+    (the last fold cut at ``n_samples``) of a permutation of ``range(n_samples)`` seeded
+    by ``seed``, with ``n_held = ceil(fraction * n_samples)`` (at least one row on each
+    side). Neither ``X`` nor ``y`` is read, so the held-out rows are an i.i.d. sample
+    independent of the training rows (no stratification: a split that looks at the
+    labels ties the two sides' class counts together). For the same seed, a larger
+    fraction holds out a superset of the rows of fold 0, and the folds of one fraction
+    are disjoint (fold 1 of ``0.5`` is the other half).
 
     Parameters
     ----------
@@ -69,6 +73,9 @@ def validation_rows(n_samples, fraction, seed):
         Share of the rows held out.
     seed : int
         Seed of the permutation.
+    fold : int, default=0
+        Which block of ``n_held`` rows of the permutation is held out; it must start
+        inside the permutation and leave at least one row to train on.
 
     Returns
     -------
@@ -85,10 +92,21 @@ def validation_rows(n_samples, fraction, seed):
     (7, 3)
     >>> sorted(set(train) | set(held_out)) == list(range(10))
     True
+    >>> other = validation_rows(10, 0.25, seed=0, fold=1)[1]
+    >>> other.size, set(other) & set(held_out)
+    (3, set())
     """
     n_held = min(max(int(np.ceil(fraction * n_samples)), 1), n_samples - 1)
+    start = int(fold) * n_held
+    if not 0 <= start < n_samples or n_samples - min(n_held, n_samples - start) < 1:
+        raise ValueError(
+            f"Fold {fold} of validation_fraction={fraction} does not fit in {n_samples} rows: "
+            f"{fold} disjoint held-out sets of {n_held} rows come before it."
+        )
     perm = np.random.RandomState(seed).permutation(n_samples)
-    return np.sort(perm[n_held:]), np.sort(perm[:n_held])
+    held = perm[start : start + n_held]
+    train = np.concatenate([perm[:start], perm[start + n_held :]])
+    return np.sort(train), np.sort(held)
 
 
 def training_rows(n_samples, train_size, seed):
@@ -275,6 +293,10 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         on data larger than memory: ``X`` a dask array, the forest grown on a sample of
         the size you choose, its error counted block by block on all the remaining rows
         (:ref:`scaling-out`).
+    verbose : int, default=0
+        When > 0, print a line as each statement (fraction or half) is certified: its
+        held-out errors, its bound and the seconds it took (growing a forest on tens of
+        thousands of rows takes minutes).
 
     Attributes
     ----------
@@ -349,6 +371,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
         "train_size": [None, Interval(Integral, 1, None, closed="left")],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -359,6 +382,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         random_state=None,
         n_jobs=None,
         train_size=None,
+        verbose=0,
     ):
         self.voters = voters
         self.validation_fraction = validation_fraction
@@ -366,9 +390,10 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.train_size = train_size
+        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, **fit_params):
         """Grow the voters on the training rows and certify their plain vote on the rest.
 
         Parameters
@@ -381,6 +406,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             memory). The fraction protocol, which grows the voters on most rows, refuses it.
         y : {array-like, dask array} of shape (n_samples,)
             Class labels (at least two classes).
+        **fit_params : dict
+            Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
+            naming the estimator, since the certificate assumes unweighted i.i.d. rows.
 
         Returns
         -------
@@ -400,6 +428,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         >>> clf.certificate_.m
         (30, 60)
         """
+        reject_fit_params(self, fit_params)
         fractions = self._validation_fractions()
         sample = self.train_size is not None
         if sample and not (
@@ -451,10 +480,19 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         """Training and held-out rows of one fraction (:func:`validation_rows`)."""
         return validation_rows(n_samples, fraction, seed)
 
+    def _report(self, what, k, n, bound, start):
+        if self.verbose:
+            print(
+                f"{type(self).__name__}: {what}: {k} errors on {n} held-out rows, bound "
+                f"{bound:.4f} ({time.perf_counter() - start:.1f} s)",
+                flush=True,
+            )
+
     def _fit_fractions(self, X, y, y_idx, seed, fractions):
         share = float(self.delta) / len(fractions)
         errors, sizes, values, best = [], [], [], None
         for f in fractions:
+            start = time.perf_counter()
             train, held = self._rows(X.shape[0], f, seed)
             if np.unique(y_idx[train]).size < 2:
                 raise ValueError(
@@ -467,6 +505,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             errors.append(k)
             sizes.append(int(held.size))
             values.append(_holdout_bound(k, held.size, share))
+            self._report(
+                f"fraction {f} (grown on {train.size} rows)", k, held.size, values[-1], start
+            )
             if best is None or values[-1] < values[best[0]]:
                 best = (len(values) - 1, bank, codes, held)
         index, self.voters_, self._codes, self.validation_indices_ = best
@@ -488,6 +529,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                 f"got {type(self.voters).__name__}. Set validation_fraction to grow a "
                 "scikit-learn classifier on part of the rows."
             )
+        start = time.perf_counter()
         default = SplitForest(n_estimators=DEFAULT_N_ESTIMATORS)
         bank = resolve_voters(self.voters, default, seed, self.n_jobs)
         if is_dask_input(X):
@@ -509,6 +551,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             errors.append(k)
             sizes.append(int(g.samples.size))
             values.append(_holdout_bound(k, g.samples.size, share))
+            self._report(
+                f"statement {len(values)} of {len(groups)}", k, sizes[-1], values[-1], start
+            )
         self.half_ = int(np.argmin(values))
         self.validation_fraction_ = None
         self.validation_indices_ = groups[self.half_].samples

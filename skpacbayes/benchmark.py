@@ -38,7 +38,15 @@ from skpacbayes.classifiers import (
 from skpacbayes.datasets import fetch_dataset
 from skpacbayes.model_selection import BoundSelectionClassifier
 
-__all__ = ["METHODS", "CompareResult", "compare", "format_table", "upgrade_result"]
+__all__ = [
+    "METHODS",
+    "CompareResult",
+    "UnsupportedRequestError",
+    "check_request",
+    "compare",
+    "format_table",
+    "upgrade_result",
+]
 
 #: method name (the bound's name in ``certificate_.bound``) -> estimator class
 METHODS = {
@@ -278,6 +286,88 @@ def _valid_pairs(methods, posteriors, n_classes, split_for):
     return pairs
 
 
+def _split_for(n_classes):
+    """Whether a method runs on split voters (multi-class tasks, every method but VC)."""
+    return lambda method: n_classes > 2 and method != "VC"
+
+
+class UnsupportedRequestError(ValueError):
+    """A :func:`compare` request naming a method that none of the asked posteriors can run.
+
+    A ``ValueError``; ``skpacbayes compare`` exits with status 2 (a usage error) on it.
+
+    Examples
+    --------
+    >>> from skpacbayes.benchmark import UnsupportedRequestError, check_request
+    >>> try:
+    ...     check_request("breast_cancer", ["Occam"], ["gaussian"])
+    ... except UnsupportedRequestError as exc:
+    ...     print(str(exc).split(":")[1].strip())
+    Occam needs categorical. Valid methods (posteriors) here
+    """
+
+
+def check_request(dataset, methods, posteriors, *, explicit=True):
+    """Refuse a request that cannot be honoured; name the methods left out of the others.
+
+    Parameters
+    ----------
+    dataset : str
+        A name accepted by :func:`skpacbayes.datasets.dataset_info` (its number of
+        classes decides which posteriors each bound accepts).
+    methods : list of str
+        Keys of ``METHODS``.
+    posteriors : list of str
+        Posterior families asked for.
+    explicit : bool, default=True
+        Whether the user named ``methods``. A named method that no asked posterior can run
+        is an error; with the default list (every method) it is left out and returned.
+
+    Returns
+    -------
+    not_run : dict
+        ``{method: valid posteriors}`` of the methods left out (only when not explicit).
+
+    Raises
+    ------
+    UnsupportedRequestError
+        When a named method cannot run with any of ``posteriors`` on this task, or no
+        (method, posterior) pair is left at all; the message lists the valid combinations.
+
+    Examples
+    --------
+    >>> from skpacbayes.benchmark import check_request
+    >>> check_request("iris", ["Occam", "Vote"], ["categorical"], explicit=False)
+    {'Vote': ['gaussian']}
+    >>> check_request("iris", ["Vote"], ["categorical"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    skpacbayes.benchmark.UnsupportedRequestError: cannot run Vote with posterior categorical ...
+    """
+    from skpacbayes.datasets import dataset_info
+
+    n_classes = dataset_info(dataset).n_classes
+    task = f"{'binary' if n_classes == 2 else 'multi-class'} task, {n_classes} classes"
+    valid = {
+        m: [f for _, f in _valid_pairs([m], FAMILIES, n_classes, _split_for(n_classes))]
+        for m in METHODS
+    }
+    missing = {m: valid[m] for m in methods if not set(valid[m]) & set(posteriors)}
+    if (missing and explicit) or len(missing) == len(methods):
+        reasons = "; ".join(
+            f"{m} needs {' or '.join(v)}" if v else f"{m} runs on binary tasks only"
+            for m, v in missing.items()
+        )
+        combos = ", ".join(f"{m} ({'/'.join(v)})" for m, v in valid.items() if v)
+        asked = "posterior" + ("s " if len(posteriors) > 1 else " ") + " ".join(posteriors)
+        raise UnsupportedRequestError(
+            f"cannot run {', '.join(missing)} with {asked} on {dataset} ({task}): {reasons}. "
+            f"Valid methods (posteriors) here: {combos}. Add a posterior (--posteriors) or "
+            "leave the method out (--methods)."
+        )
+    return missing
+
+
 def _gaussian_vote(voters, delta, max_epochs, seed):
     """The Gaussian PAC-Bayes vote: prior ``t 1`` on a fixed grid, the tightest at delta / K."""
     epochs = [0] if max_epochs == 0 else [0, max_epochs]
@@ -403,6 +493,7 @@ def compare(
             raise ValueError(f"{what} must be a number in (0, 1), got {value!r}.")
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a nonzero integer, got {n_jobs!r}.")
+    explicit = methods is not None
     methods = list(methods or METHODS)
     posteriors = list(posteriors or FAMILIES)
     unknown = set(methods) - set(METHODS)
@@ -411,6 +502,7 @@ def compare(
     unknown = set(posteriors) - set(FAMILIES)
     if unknown:
         raise ValueError(f"Unknown posteriors {sorted(unknown)}; valid: {list(FAMILIES)}.")
+    skipped = check_request(dataset, methods, posteriors, explicit=explicit)
     bunch = fetch_dataset(dataset, data_home=data_home, progress=progress)
     X, y = np.asarray(bunch.data), np.asarray(bunch.target)
     n_classes = int(np.unique(y).size)
@@ -425,9 +517,11 @@ def compare(
         "test_size": test_size,
         "n_jobs": n_jobs,
         "task": task,
+        "not_run": skipped,
     }
-    pairs = _valid_pairs(methods, posteriors, n_classes, lambda m: task != "binary" and m != "VC")
+    pairs = _valid_pairs(methods, posteriors, n_classes, _split_for(n_classes))
 
+    bar = _Progress(seeds * len(pairs), enabled=progress, label=dataset)
     tasks = []
     for seed in range(seeds):
         X_tr, X_te, y_tr, y_te = train_test_split(
@@ -439,12 +533,12 @@ def compare(
             if key is not None and key not in fitted:
                 voters = _voters_for(task, method, seed, n_estimators, n_jobs)
                 fitted[key] = FrozenEstimator(voters.fit(X_tr, y_tr))
+                bar.note(f"seed {seed}: {type(voters).__name__} voters grown")
         for method, family in pairs:
             key = _voters_key(task, method)
             voters = None if key is None else fitted[key]
             tasks.append((seed, method, family, voters, X_tr, y_tr, X_te, y_te))
 
-    bar = _Progress(len(tasks), enabled=progress, label=dataset)
     jobs = (
         delayed(_fit_one)(method, family, voters, X_tr, y_tr, X_te, y_te, seed, settings)
         for seed, method, family, voters, X_tr, y_tr, X_te, y_te in tasks
@@ -552,11 +646,48 @@ def summarize(rows):
     return out
 
 
+#: what each column of the tables is (``format_table`` prints the lines of the columns shown)
+COLUMNS = {
+    "FO": "first-order bound (twice the Gibbs risk)",
+    "SO": "second-order (tandem) bound",
+    "Bin": "binomial bound (Gibbs risk of a vote of n_draws voters)",
+    "CBound": "C-bound (binary tasks)",
+    "VC": "VC-dimension bound, no PAC-Bayes (binary tasks)",
+    "Partition": "partition bound of the reference paper",
+    "Occam": "Occam bound of the best single voter",
+    "Vote": "Gaussian PAC-Bayes vote of a split forest (tightest of 8 priors and budgets)",
+    "HoldOut": "plain vote of one half of a split forest, certified on the other half",
+    "HO10": "forest grown on 90 % of the rows, certified on the held-out 10 %",
+    "HO20": "forest grown on 80 % of the rows, certified on the held-out 20 %",
+    "HO50": "forest grown on 50 % of the rows, certified on the held-out 50 %",
+    "OOB-FO": "forest grown on every row, out-of-bag first-order bound",
+    "OOB-SO": "forest grown on every row, out-of-bag tandem bound",
+    "Certified": "CertifiedVoteClassifier, the recommended estimator (forests of n_estimators)",
+    "All": "the tightest of every (method, posterior) row, delta split over all of them",
+}
+
+
 def _cell(stats):
+    """``bound / test`` in percent, with the spread over seeds when there are several."""
+    if stats["n_seeds"] < 2:
+        return f"{100 * stats['bound_mean']:.1f} / {100 * stats['test_mean']:.1f}"
     return (
         f"{100 * stats['bound_mean']:.1f}±{100 * stats['bound_std']:.1f} / "
         f"{100 * stats['test_mean']:.1f}±{100 * stats['test_std']:.1f}"
     )
+
+
+def _legend(methods, not_run):
+    """The lines that say what each column shown is, and which methods were left out."""
+    lines = ["Columns:"]
+    lines += [f"  {m}: {COLUMNS[m]}" for m in methods if m in COLUMNS]
+    if not_run:
+        left = "; ".join(
+            f"{m} (needs {' or '.join(v)})" if v else f"{m} (binary tasks only)"
+            for m, v in not_run.items()
+        )
+        lines.append(f"Not run with the posteriors asked: {left}.")
+    return lines
 
 
 def format_table(result):
@@ -571,7 +702,9 @@ def format_table(result):
     -------
     str
         Markdown tables: the best family per method (with the reference values of the
-        paper where known), then every family per method, and the wall time.
+        paper where known), then every family per method, a legend naming what each
+        column is, and the wall time. Cells are ``bound / test error`` in percent, with
+        the standard deviation over the seeds (``±``) when there are several.
 
     Examples
     --------
@@ -581,16 +714,22 @@ def format_table(result):
     >>> res = CompareResult("toy", [row, {**row, "posterior": "best", "chosen": "categorical"}],
     ...                     settings={"seeds": 1, "delta": 0.05})
     >>> print(format_table(res).splitlines()[4])
-    | ours (best family) | 30.0±0.0 / 10.0±0.0 |
+    | ours (best family) | 30.0 / 10.0 |
     """
     summary = summarize(result.rows)
     methods = [m for m in (*METHODS, "All") if f"{m}/best" in summary]
     name = result.dataset
+    seeds = result.settings.get("seeds")
+    spread = (
+        "one split (seed 0), no spread"
+        if seeds == 1
+        else f"mean±std over {seeds} seeds (random stratified splits)"
+    )
     lines = [
-        f"{name}: certified bound / test error in percent, mean±std over "
-        f"{result.settings.get('seeds')} seeds, delta = {result.settings.get('delta')} "
-        "(best of families: delta split over the valid families; All: the tightest of every "
-        "(method, family) pair, delta split over all of them)",
+        f"{name}: certified bound / test error in percent, {spread}, delta = "
+        f"{result.settings.get('delta')} (best of families: delta split over the valid "
+        "families; All: the tightest of every (method, family) pair, delta split over all "
+        "of them)",
         "",
         "| row | " + " | ".join(methods) + " |",
         "|---|" + "---|" * len(methods),
@@ -623,6 +762,13 @@ def format_table(result):
         ]
         lines.append("| Partition (reference) | " + " | ".join(cells) + " |")
     lines.append("")
+    if ref or ref3:
+        lines.append(
+            "reference: the reference paper's figures (mean±std over its 5 seeds; Occam: "
+            "measured on our copies of the data); n/a: not reported, or not valid here."
+        )
+    lines += _legend(methods, result.settings.get("not_run"))
+    lines.append("")
     lines.append(f"wall time: {result.wall_time:.1f} s")
     return "\n".join(lines)
 
@@ -633,38 +779,52 @@ def _check_positive_int(value, what):
 
 
 class _Progress:
-    """A minimal progress bar on stderr, drawn only when stderr is a terminal.
+    """Progress of a run on stderr: a tqdm bar on a terminal, one plain line per step otherwise.
 
-    Redrawing a line with carriage returns only makes sense on a terminal; in a log file or
-    a pipe it would leave one frame per step, so it is then silent.
+    A bar redraws one line with carriage returns, which only makes sense on a terminal; in a
+    log file or a pipe each step is written as a line of its own (count, what finished and
+    the elapsed time), so that ``skpacbayes compare ... > run.log 2>&1`` can be followed with
+    ``tail -f``.
     """
 
     def __init__(self, total, enabled=True, label=""):
-        enabled = bool(enabled) and _isatty(sys.stderr)
-        self.total, self.done, self.enabled, self.label = total, 0, enabled, label
+        self.total, self.done, self.label = total, 0, label
+        self.enabled = bool(enabled)
         self.start = time.perf_counter()
-        self._draw("")
+        self._bar = None
+        if self.enabled and _isatty(sys.stderr):
+            from tqdm import tqdm
 
-    def _draw(self, what):
-        if not self.enabled:
-            return
-        width = 30
-        filled = int(width * self.done / max(self.total, 1))
-        elapsed = time.perf_counter() - self.start
-        sys.stderr.write(
-            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-            f"{elapsed:6.1f}s {what[:40]:<40}"
-        )
-        sys.stderr.flush()
+            self._bar = tqdm(total=total, desc=label, unit="fit", file=sys.stderr, leave=True)
 
     def step(self, what):
         self.done += 1
-        self._draw(what)
+        if not self.enabled:
+            return
+        if self._bar is not None:
+            self._bar.set_postfix_str(what, refresh=False)
+            self._bar.update(1)
+            return
+        elapsed = time.perf_counter() - self.start
+        sys.stderr.write(
+            f"{self.label}: {self.done}/{self.total} fits done ({what}), {elapsed:.1f} s\n"
+        )
+        sys.stderr.flush()
+
+    def note(self, what):
+        """Report work that is not one of the counted fits (a shared voter bank)."""
+        if not self.enabled:
+            return
+        if self._bar is not None:
+            self._bar.set_postfix_str(what)
+            return
+        elapsed = time.perf_counter() - self.start
+        sys.stderr.write(f"{self.label}: {what}, {elapsed:.1f} s\n")
+        sys.stderr.flush()
 
     def close(self):
-        if self.enabled:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+        if self._bar is not None:
+            self._bar.close()
 
 
 def _isatty(stream):

@@ -8,6 +8,7 @@ their minimum does not. The union bound repairs it: fit every candidate with
 does exactly that.
 """
 
+import time
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -15,8 +16,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.parallel import delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skpacbayes._fit_params import reject_fit_params
+from skpacbayes._parallel import as_completed
 
 __all__ = ["BoundSelectionClassifier", "bound_scorer"]
 
@@ -45,8 +49,11 @@ def validated_for_predict(estimator, X):
     )
 
 
-def _fit_candidate(estimator, X, y):
-    return estimator.fit(X, y)
+def _fit_candidate(index, estimator, X, y):
+    """Fit one candidate; return its index, itself and the seconds it took."""
+    start = time.perf_counter()
+    estimator.fit(X, y)
+    return index, estimator, time.perf_counter() - start
 
 
 class SelectedCandidateMixin:
@@ -194,6 +201,9 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         Candidates fitted in parallel with joblib (``None`` means 1 unless in a
         :func:`joblib.parallel_config` context, which may also select a cluster backend such
         as ``"dask"``; see the "Scaling out" page of the documentation).
+    verbose : int, default=0
+        When > 0, print one line per candidate as soon as it is fitted (its bound and
+        the seconds it took).
 
     Attributes
     ----------
@@ -234,15 +244,17 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         "estimators": [list],
         "delta": [Interval(Real, 0, 1, closed="right")],
         "n_jobs": [None, Integral],
+        "verbose": ["verbose"],
     }
 
-    def __init__(self, estimators, delta=0.05, n_jobs=None):
+    def __init__(self, estimators, delta=0.05, n_jobs=None, verbose=0):
         self.estimators = estimators
         self.delta = delta
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, **fit_params):
         """Fit every candidate with ``delta / K`` and keep the tightest.
 
         Parameters
@@ -251,6 +263,9 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
             Training data (finite; sparse input is converted to CSR).
         y : array-like of shape (n_samples,)
             Class labels.
+        **fit_params : dict
+            Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
+            naming the estimator, since the certificate assumes unweighted i.i.d. rows.
 
         Returns
         -------
@@ -267,14 +282,24 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         >>> sel.best_index_, bool(sel.bound_ == sel.best_estimator_.bound_)
         (0, True)
         """
+        reject_fit_params(self, fit_params)
         if len(self.estimators) == 0:
             raise ValueError("estimators must contain at least one candidate.")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
         share = self.delta / len(self.estimators)
-        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_candidate)(clone(est).set_params(delta=share), X, y)
-            for est in self.estimators
+        jobs = (
+            delayed(_fit_candidate)(i, clone(est).set_params(delta=share), X, y)
+            for i, est in enumerate(self.estimators)
         )
+        self.estimators_ = [None] * len(self.estimators)
+        for done, (i, est, seconds) in enumerate(as_completed(jobs, self.n_jobs), start=1):
+            self.estimators_[i] = est
+            if self.verbose:
+                print(
+                    f"{type(self).__name__}: {done}/{len(self.estimators)} candidate {i} "
+                    f"({type(est).__name__}): bound {est.bound_:.4f} ({seconds:.1f} s)",
+                    flush=True,
+                )
         self.bounds_ = np.array([est.bound_ for est in self.estimators_])
         self.best_index_ = int(np.argmin(self.bounds_))
         self.best_estimator_ = self.estimators_[self.best_index_]

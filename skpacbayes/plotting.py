@@ -137,7 +137,10 @@ class BoundDisplay:
         """Draw the points, their error bars and the diagonal.
 
         Each point has its own colour and marker and is named in a legend to the right of
-        the axes (save with ``bbox_inches="tight"`` to keep it), so names never overlap.
+        the axes, so names never overlap. A figure created here (``ax=None``) uses
+        matplotlib's constrained layout, which keeps the legend inside the figure however it
+        is saved; on axes of your own, leave room for it (or save with
+        ``bbox_inches="tight"``).
 
         Parameters
         ----------
@@ -161,7 +164,10 @@ class BoundDisplay:
         import matplotlib.pyplot as plt
 
         if ax is None:
-            _, ax = plt.subplots(figsize=(5.5, 4.5))
+            # constrained layout makes room for the legend beside the axes, so the figure
+            # shows it whole however it is saved (a gallery scraper saves without
+            # bbox_inches="tight")
+            _, ax = plt.subplots(figsize=(6.5, 4.5), layout="constrained")
         ax.errorbar(
             self.test_errors,
             self.bounds,

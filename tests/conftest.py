@@ -1,5 +1,12 @@
-"""Shared fixtures: the real datasets folder (../shared/datasets from the project root)."""
+"""Shared fixtures: the real datasets folder.
 
+The folder is named by the environment variable ``SKPACBAYES_TEST_DATA`` (one sub-folder per
+data set, as ``skpacbayes.datasets.fetch_dataset`` writes them), else ``../shared/datasets``
+from the project root. The tests that need it skip, saying where they looked, when it is
+absent.
+"""
+
+import os
 from pathlib import Path
 
 import pytest
@@ -14,14 +21,28 @@ settings.load_profile("skpacbayes")
 # and torch's thread pools would otherwise oversubscribe small CI machines.
 torch.set_num_threads(1)
 
-DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+#: environment variable naming the folder of the real datasets used by the tests
+TEST_DATA_ENV = "SKPACBAYES_TEST_DATA"
+DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def resolve_data_home(environ=os.environ):
+    """``$SKPACBAYES_TEST_DATA`` when set (and not empty), else ``../shared/datasets``."""
+    value = environ.get(TEST_DATA_ENV)
+    return Path(value).expanduser() if value else DEFAULT_DATA_HOME
+
+
+DATA_HOME = resolve_data_home()
 
 
 @pytest.fixture(scope="session")
 def data_home():
     """Folder of the raw reference datasets; skips the test when it is absent."""
     if not DATA_HOME.is_dir():
-        pytest.skip(f"real datasets not found at {DATA_HOME}")
+        pytest.skip(
+            f"real datasets not found at {DATA_HOME}; set {TEST_DATA_ENV} to the folder that "
+            "holds them (one sub-folder per data set)"
+        )
     return DATA_HOME
 
 

@@ -150,3 +150,54 @@ def test_votes_in_place_under_a_process_backend():
     ref = SplitForest(n_estimators=4, random_state=0).fit(X, y).votes(X)
     with parallel_config(backend="loky"):
         np.testing.assert_array_equal(forest.votes(X), ref)
+
+
+def _every_estimator():
+    from sklearn.ensemble import RandomForestClassifier
+
+    import skpacbayes
+    from skpacbayes.model_selection import BoundSelectionClassifier
+
+    names = [
+        n for n in skpacbayes.__all__ if n.endswith("Classifier") and n != "MajorityVoteClassifier"
+    ]
+    forest = RandomForestClassifier(n_estimators=3)
+    out = {}
+    for name in names:
+        cls = getattr(skpacbayes, name)
+        out[name] = cls(forest) if name == "CertifiedVoteClassifier" else cls()
+    out["BoundSelectionClassifier"] = BoundSelectionClassifier([skpacbayes.OccamBoundClassifier()])
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(_every_estimator()))
+def test_sample_weight_is_refused_by_name(name):
+    """Every estimator refuses sample weights with its own name, before any work."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.utils.validation import has_fit_parameter
+
+    X, y = load_breast_cancer(return_X_y=True)
+    est = _every_estimator()[name]
+    with pytest.raises(TypeError, match=f"^{name} does not support sample_weight"):
+        est.fit(X, y, sample_weight=np.ones(y.size))
+    with pytest.raises(TypeError, match=f"^{name}.fit.. takes X and y only.*: foo"):
+        est.fit(X, y, foo=1)
+    # meta-estimators (AdaBoost, Bagging) still see that weights are not supported
+    assert not has_fit_parameter(est, "sample_weight")
+
+
+def test_bound_selection_reports_each_candidate_as_it_is_fitted(capsys, monkeypatch):
+    from _progress import lines_printed_before_each_fit
+    from sklearn.datasets import load_breast_cancer
+
+    import skpacbayes.model_selection as module
+    from skpacbayes.model_selection import BoundSelectionClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    printed_before = lines_printed_before_each_fit(module, capsys, monkeypatch)
+    candidates = [skpacbayes.OccamBoundClassifier(random_state=s) for s in (0, 1)]
+    sel = BoundSelectionClassifier(candidates, verbose=1).fit(X, y)
+    assert printed_before == [0, 1]  # the first line came before the second fit started
+    last = capsys.readouterr().out
+    assert last.startswith("BoundSelectionClassifier: 2/2 candidate 1 (OccamBoundClassifier)")
+    assert f"bound {sel.estimators_[1].bound_:.4f}" in last

@@ -190,15 +190,73 @@ class _Stream:
 
 
 @pytest.mark.parametrize("tty", [False, True])
-def test_progress_only_on_a_terminal(tty, monkeypatch):
+def test_progress_bar_on_a_terminal_and_lines_in_a_log(tty, monkeypatch):
     stream = _Stream(tty)
     monkeypatch.setattr("sys.stderr", stream)
-    compare("iris", seeds=1, methods=["Occam"], n_estimators=5, progress=True)
+    compare("iris", seeds=2, methods=["Occam"], n_estimators=5, progress=True)
     text = "".join(stream.parts)
-    if tty:
-        assert "\r" in text and "1/1" in text
-    else:
-        assert text == ""
+    if tty:  # a tqdm bar, redrawn in place
+        assert "\r" in text and "2/2" in text
+    else:  # a log: one whole line per finished fit, no carriage return
+        assert "\r" not in text
+        lines = text.splitlines()
+        assert [line for line in lines if "fits done" in line] == [
+            line for line in lines if line.startswith("iris: ") and "fits done" in line
+        ]
+        assert any("1/2 fits done (seed 0 Occam/categorical)" in line for line in lines)
+        assert any("2/2 fits done (seed 1 Occam/categorical)" in line for line in lines)
+    quiet = _Stream(tty)
+    monkeypatch.setattr("sys.stderr", quiet)
+    compare("iris", seeds=1, methods=["Occam"], n_estimators=5, progress=False)
+    assert quiet.parts == []
+
+
+@pytest.mark.parametrize(
+    ("methods", "refused"),
+    [(["Vote"], "Vote needs gaussian"), (["Occam", "Vote"], "Vote needs gaussian")],
+)
+def test_cli_refuses_a_request_it_cannot_honour(methods, refused, capsys, monkeypatch):
+    """A method no asked posterior can run: exit 2 before any fit, the valid pairs named."""
+
+    def forbidden(*a, **k):
+        raise AssertionError("fitted before the request was checked")
+
+    monkeypatch.setattr(benchmark, "_fit_one", forbidden)
+    argv = ["compare", "--dataset", "iris", "--seeds", "1", "--methods", *methods]
+    code = main([*argv, "--posteriors", "categorical", "--quiet"])
+    assert code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert refused in captured.err and "Valid methods (posteriors) here:" in captured.err
+    assert "Vote (gaussian)" in captured.err and "Occam (categorical)" in captured.err
+    with pytest.raises(benchmark.UnsupportedRequestError, match="CBound runs on binary"):
+        compare("iris", methods=["CBound"], progress=False)
+
+
+def test_tables_explain_their_columns_and_one_seed_has_no_spread():
+    result = compare(
+        "iris",
+        seeds=1,
+        methods=None,
+        posteriors=["categorical"],
+        max_epochs=1,
+        n_estimators=4,
+        progress=False,
+    )
+    # every method was asked implicitly: those the posterior cannot run are named, not dropped
+    assert result.settings["not_run"] == {"CBound": [], "VC": [], "Vote": ["gaussian"]}
+    text = format_table(result)
+    assert "±" not in text and "over 1 seeds" not in text and "one split" in text
+    shown = text.splitlines()[2].strip("| ").split(" | ")[1:]
+    for column in shown:
+        assert f"  {column}: {benchmark.COLUMNS[column]}" in text
+    assert "Not run with the posteriors asked: CBound (binary tasks only)" in text
+    assert "Vote (needs gaussian)" in text
+    two = CompareResult(
+        "toy", [dict(r, seed=1) for r in result.rows] + result.rows, result.settings
+    )
+    two.settings = {**result.settings, "seeds": 2}
+    assert "±" in format_table(two) and "over 2 seeds" in format_table(two)
 
 
 def test_upgrade_legacy_results(tmp_path):
@@ -242,6 +300,23 @@ def test_plot_names_in_a_legend_without_overlap(tmp_path):
         for b in boxes[i + 1 :]:
             assert not a.overlaps(b)
     np.testing.assert_allclose(ax.get_xlim(), ax.get_ylim())
+
+
+def test_plot_legend_inside_the_figure():
+    """The gallery saves figures without bbox_inches="tight": the legend must fit as drawn."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from skpacbayes.plotting import BoundDisplay
+
+    names = ["Occam", "VC", "FO", "SO", "Bin", "C-bound", "Margin", "Partition"]
+    display = BoundDisplay(names, np.linspace(0.2, 0.3, 8), np.full(8, 0.05)).plot()
+    figure = display.figure_
+    figure.canvas.draw()
+    legend = display.ax_.get_legend().get_window_extent(figure.canvas.get_renderer())
+    assert figure.bbox.x0 <= legend.x0 and legend.x1 <= figure.bbox.x1
+    assert figure.bbox.y0 <= legend.y0 and legend.y1 <= figure.bbox.y1
 
 
 def test_demo_arguments(monkeypatch, capsys):

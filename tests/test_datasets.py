@@ -27,8 +27,6 @@ from skpacbayes.datasets import (
     load_dataset,
 )
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-
 AVAILABLE = (
     "adult",
     "haberman",
@@ -55,13 +53,6 @@ EXPECTED = {
 }
 
 N_CLASSES = {"pendigits": 10, "mnist": 10, "fashion_mnist": 10}
-
-
-@pytest.fixture(scope="module")
-def data_home():
-    if not DATA_DIR.is_dir():
-        pytest.skip(f"reference datasets not found at {DATA_DIR}")
-    return DATA_DIR
 
 
 @pytest.fixture(scope="module")
@@ -603,3 +594,12 @@ def test_public_sources_are_accepted_layouts():
 def test_data_checksums_match_reference_copies(name, loaded):
     bunch = loaded(name)
     assert _fetch._data_sha256(bunch.data, bunch.target) == _catalogue._DATA_SHA256[name]
+
+
+def test_test_data_folder_is_set_by_environment(tmp_path):
+    """SKPACBAYES_TEST_DATA points the tests at the datasets; unset or empty: ../shared."""
+    from conftest import DEFAULT_DATA_HOME, TEST_DATA_ENV, resolve_data_home
+
+    assert resolve_data_home({TEST_DATA_ENV: str(tmp_path)}) == tmp_path
+    assert resolve_data_home({TEST_DATA_ENV: ""}) == DEFAULT_DATA_HOME
+    assert resolve_data_home({}) == DEFAULT_DATA_HOME

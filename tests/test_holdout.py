@@ -11,6 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from _exact_binomial import exact_lower_tail
+from _progress import lines_printed_before_each_fit
 from sklearn.datasets import load_digits
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
@@ -222,38 +223,40 @@ def test_invalid_validation_fractions_are_refused(digits):
 
 
 def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
-    from skpacbayes._certified_vote import _OtherHalfHoldOut
+    from skpacbayes._certified_vote import _FoldHoldOut
 
     X_tr, X_te, y_tr, y_te = digits
     fractions = (0.1, 0.3, 0.5)
     clf = CertifiedVoteClassifier(_forest(), validation_fraction=fractions, random_state=0)
     clf.fit(X_tr, y_tr)
-    described = [(c["validation_fraction"], c["half"]) for c in clf.candidates_]
-    assert described == [(0.1, None), (0.3, None), (0.5, 0), (0.5, 1)]
-    # shares in proportion to the rows each is certified on, summing to delta
+    described = [(c["validation_fraction"], c["fold"]) for c in clf.candidates_]
+    assert described == [(0.1, 0), (0.1, 1), (0.3, 0), (0.3, 1), (0.5, 0), (0.5, 1)]
+    # one equal share per forest, summing to delta
     shares = [c["delta"] for c in clf.candidates_]
-    assert shares == pytest.approx([clf.delta * w / 1.4 for w in (0.1, 0.3, 0.5, 0.5)])
+    assert shares == pytest.approx([clf.delta / 6] * 6)
     assert sum(shares) == pytest.approx(clf.delta)
-    seed = clf.best_estimator_.random_state
+    assert clf.best_estimator_.random_state == 0  # an int random_state is handed on as is
     fitted = []
     for c in clf.candidates_:
-        forest = _forest(5) if c["half"] is not None else _forest()  # halves share 10 trees
-        cls = _OtherHalfHoldOut if c["half"] == 1 else HoldOutBoundClassifier
-        alone = cls(
-            forest,
+        alone = _FoldHoldOut(
+            _forest(),
             validation_fraction=c["validation_fraction"],
+            fold=c["fold"],
             delta=c["delta"],
-            random_state=seed,
+            random_state=0,
         ).fit(X_tr, y_tr)
         assert c["bound"] == alone.bound_
         assert c["estimated_error"] == alone.certificate_.train_error
-        assert alone.voters_.n_voters_ == (5 if c["half"] is not None else 10)
+        assert alone.voters_.n_voters_ == 10  # every fold grows the whole ensemble
         fitted.append(alone)
-    # the other half is grown on the first half's held-out rows and certified on the rest
-    first, other = fitted[2], fitted[3]
-    assert np.intersect1d(first.validation_indices_, other.validation_indices_).size == 0
-    both = np.union1d(first.validation_indices_, other.validation_indices_)
+    # the folds of one fraction are disjoint, of the same size; fold 1 of 0.5 is the other half
+    for first, other in zip(fitted[::2], fitted[1::2], strict=True):
+        held0, held1 = first.validation_indices_, other.validation_indices_
+        assert np.intersect1d(held0, held1).size == 0
+        assert abs(held0.size - held1.size) <= 1
+    both = np.union1d(fitted[4].validation_indices_, fitted[5].validation_indices_)
     assert np.array_equal(both, np.arange(len(y_tr)))
+    other = fitted[5]
     votes = other.voters_.votes(X_tr[other.validation_indices_])
     labels = other.voters_.classes_[votes]
     counts = np.stack([(labels == k).sum(axis=1) for k in other.classes_], axis=1)
@@ -262,11 +265,64 @@ def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
         (counts == top[:, None]).sum(axis=1) > 1
     )
     n_held = other.validation_indices_.size
-    assert other.bound_ == _holdout_bound(int(wrong.sum()), n_held, clf.candidates_[3]["delta"])
-    assert clf.bound_ == clf.best_candidate_["bound"]
+    assert other.bound_ == _holdout_bound(int(wrong.sum()), n_held, clf.candidates_[5]["delta"])
+    assert clf.bound_ == clf.best_candidate_["bound"] == min(c["bound"] for c in clf.candidates_)
     assert clf.certificate_.delta == clf.best_candidate_["delta"]
     assert clf.recompute_bound(clf.delta) == clf.bound_
     assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
+
+
+def test_certified_vote_holds_the_holdout_candidates_of_the_same_random_state(digits):
+    """Fold 0 of every fraction is HoldOut's candidate; one fold and no stump: HoldOut itself."""
+    X_tr, X_te, y_tr, y_te = digits
+    fractions = (0.1, 0.2, 0.5)
+    for random_state in (0, 7):
+        ho = HoldOutBoundClassifier(
+            _forest(), validation_fraction=fractions, random_state=random_state
+        ).fit(X_tr, y_tr)
+        cv = CertifiedVoteClassifier(
+            _forest(), validation_fraction=fractions, random_state=random_state
+        ).fit(X_tr, y_tr)
+        fold0 = [c for c in cv.candidates_ if c["fold"] == 0]
+        errors, sizes = ho.certificate_.statistics["errors"], ho.certificate_.m
+        for c, k, n in zip(fold0, errors, sizes, strict=True):
+            assert c["estimated_error"] == k / n
+            assert c["bound"] == _holdout_bound(k, n, c["delta"])
+        # the tightest of a superset: at most HoldOut's candidates at the smaller share
+        at_share = [_holdout_bound(k, n, cv.delta / 6) for k, n in zip(errors, sizes, strict=True)]
+        assert cv.bound_ <= min(at_share)
+        same = CertifiedVoteClassifier(
+            _forest(), validation_fraction=fractions, n_folds=1, random_state=random_state
+        ).fit(X_tr, y_tr)
+        assert same.bound_ == ho.bound_
+        assert same.best_candidate_["validation_fraction"] == ho.validation_fraction_
+        assert np.array_equal(same.predict(X_te), ho.predict(X_te))
+
+
+def test_certified_vote_refuses_folds_that_do_not_fit(digits):
+    X_tr, _, y_tr, _ = digits
+    with pytest.raises(ValueError, match="n_folds=3 disjoint held-out sets of validation_fraction"):
+        CertifiedVoteClassifier(_forest(), n_folds=3).fit(X_tr, y_tr)
+    with pytest.raises(ValueError, match="Fold 2 of validation_fraction=0.5 does not fit"):
+        validation_rows(10, 0.5, seed=0, fold=2)
+    train, held = validation_rows(9, 0.5, seed=0, fold=1)  # the other half
+    assert (train.size, held.size) == (5, 4)
+    assert np.array_equal(validation_rows(9, 0.5, seed=0)[1], train)
+
+
+def test_certified_vote_reports_each_candidate_as_it_finishes(digits, capsys, monkeypatch):
+    """verbose: a line per candidate as soon as it is certified, not all at the end."""
+    import skpacbayes._certified_vote as module
+
+    X_tr, _, y_tr, _ = digits
+    printed_before = lines_printed_before_each_fit(module, capsys, monkeypatch)
+    clf = CertifiedVoteClassifier(_forest(), validation_fraction=(0.2, 0.5), verbose=1)
+    clf.fit(X_tr, y_tr)
+    # when each candidate starts, every earlier one has had its line
+    assert printed_before == [0, 1, 1, 1]
+    last = capsys.readouterr().out.splitlines()
+    assert last[0].startswith("CertifiedVoteClassifier: 4/4 candidate 3 (hold-out 0.5 fold 1)")
+    assert last[-1].startswith("CertifiedVoteClassifier: deployed candidate")
 
 
 def _expected_pick(candidates, tolerance):
@@ -281,7 +337,7 @@ def _expected_pick(candidates, tolerance):
 
 @pytest.mark.parametrize(
     "selection, tolerance",
-    [("bound", 0.0), ("balanced", 0.05), (0.3, 0.3), ("accuracy", float("inf"))],
+    [("tightest_bound", 0.0), (0.05, 0.05), (0.3, 0.3), ("most_accurate", float("inf"))],
 )
 def test_selection_rules_deploy_the_documented_candidate(digits, selection, tolerance):
     X_tr, _, y_tr, _ = digits
@@ -301,20 +357,21 @@ def test_selection_rules_can_disagree_and_all_keep_the_certificate(digits):
     # whatever the rule, the deployed bound is that candidate's bound at its share of delta
     X_tr, X_te, y_tr, y_te = digits
     picks = {}
-    for selection in ("bound", "accuracy", "balanced"):
+    for selection in ("tightest_bound", "most_accurate", 0.05):
         clf = CertifiedVoteClassifier(
             _forest(),
             validation_fraction=(0.05, 0.2, 0.5),
+            n_folds=1,
             selection=selection,
             out_of_bag=False,
-            random_state=3,
+            random_state=0,
         ).fit(X_tr, y_tr)
         picks[selection] = clf.best_index_
         assert clf.bound_ == clf.candidates_[clf.best_index_]["bound"]
         assert clf.certificate_.delta == clf.candidates_[clf.best_index_]["delta"]
     # the trade-off is real here: the smallest fraction looks the most accurate (estimated
     # on 63 rows) but certifies far less tightly; the middle one is the tightest
-    assert picks == {"bound": 1, "accuracy": 0, "balanced": 1}
+    assert picks == {"tightest_bound": 1, "most_accurate": 0, 0.05: 1}
 
 
 def test_select_is_the_most_accurate_among_the_nearly_tightest():
@@ -330,17 +387,16 @@ def test_select_is_the_most_accurate_among_the_nearly_tightest():
 def test_out_of_bag_candidates_join_where_they_can_win(digits):
     X_tr, X_te, y_tr, y_te = digits
     forest = RandomForestClassifier(n_estimators=30)
-    common = dict(validation_fraction=(0.2,), random_state=0)
-    balanced = CertifiedVoteClassifier(forest, **common).fit(X_tr, y_tr)
-    assert [c["kind"] for c in balanced.candidates_] == ["holdout"]  # "auto": not here
-    clf = CertifiedVoteClassifier(forest, selection="accuracy", **common).fit(X_tr, y_tr)
+    common = dict(validation_fraction=(0.2,), n_folds=1, random_state=0)
+    tightest = CertifiedVoteClassifier(forest, **common).fit(X_tr, y_tr)
+    assert [c["kind"] for c in tightest.candidates_] == ["holdout"]  # "auto": not here
+    clf = CertifiedVoteClassifier(forest, selection="most_accurate", **common).fit(X_tr, y_tr)
     kinds = [(c["kind"], c["out_of_bag_bound"]) for c in clf.candidates_]
     assert kinds == [("holdout", None), ("out_of_bag", "FO"), ("out_of_bag", "SO")]
     for c in clf.candidates_:
         assert 0 <= c["estimated_error"] <= c["bound"] <= 1
-    # shares 0.2 : 0.5 : 0.5 of delta, the deployed one the most accurate by its estimate
-    expected = [0.05 * 0.2 / 1.2, 0.05 * 0.5 / 1.2, 0.05 * 0.5 / 1.2]
-    assert [c["delta"] for c in clf.candidates_] == pytest.approx(expected)
+    # one equal share each, the deployed one the most accurate by its estimate
+    assert [c["delta"] for c in clf.candidates_] == pytest.approx([0.05 / 3] * 3)
     assert clf.certificate_.delta == clf.best_candidate_["delta"]
     assert clf.best_index_ == _expected_pick(clf.candidates_, float("inf"))
     assert clf.recompute_bound(clf.delta) == clf.bound_
@@ -390,32 +446,14 @@ def test_fractions_do_not_warn_about_sample_reuse():
     assert clf.validation_fraction_ in (0.2, 0.5)
 
 
-def test_the_two_halves_share_the_ensembles_members():
-    from sklearn.ensemble import ExtraTreesClassifier
-
-    from skpacbayes._certified_vote import _half_ensemble
-
-    default = _half_ensemble(None)
-    assert isinstance(default, RandomForestClassifier) and default.n_estimators == 100
-    forest = RandomForestClassifier(n_estimators=31, max_depth=3)
-    half = _half_ensemble(forest)
-    assert half.n_estimators == 15 and half.max_depth == 3 and forest.n_estimators == 31
-    assert _half_ensemble(ExtraTreesClassifier(n_estimators=2)).n_estimators == 1
-    single = RandomForestClassifier(n_estimators=1)
-    assert _half_ensemble(single) is single  # nothing to share: each half grows it as given
-    knn = KNeighborsClassifier()
-    assert _half_ensemble(knn) is knn
-
-
 def test_certified_vote_with_one_half_fraction_fits_both_halves(digits):
     X_tr, X_te, y_tr, y_te = digits
     clf = CertifiedVoteClassifier(_forest(), validation_fraction=0.5, random_state=0)
     clf.fit(X_tr, y_tr)
-    assert [c["half"] for c in clf.candidates_] == [0, 1]
+    assert [c["fold"] for c in clf.candidates_] == [0, 1]
     assert [c["delta"] for c in clf.candidates_] == pytest.approx([clf.delta / 2] * 2)
-    # equal held-out sizes: the more accurate half is also the tighter one
     assert clf.bound_ == min(c["bound"] for c in clf.candidates_)
-    assert clf.best_estimator_.voters_.n_voters_ == 5
+    assert clf.best_estimator_.voters_.n_voters_ == 10
     assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
 
 
@@ -430,22 +468,17 @@ def _one_split_task(m=400, seed=0):
 def test_certified_vote_stump_candidates_are_certified_and_deployed_where_they_win():
     from sklearn.tree import DecisionTreeClassifier
 
-    from skpacbayes._certified_vote import STUMP_WEIGHT, _OtherHalfHoldOut
+    from skpacbayes._certified_vote import STUMP_WEIGHT, _FoldHoldOut
 
     X, y = _one_split_task()
-    # a forest of eight deep trees (four per half) on noise is far weaker than the one split
+    # a forest of eight deep trees on noise is far weaker than the one split
     clf = CertifiedVoteClassifier(
         RandomForestClassifier(n_estimators=8), stump_candidate=True, random_state=0
     ).fit(X, y)
-    kinds = [(c["kind"], c["validation_fraction"], c["half"]) for c in clf.candidates_]
-    assert kinds == [
-        ("holdout", 0.2, None),
-        ("holdout", 0.5, 0),
-        ("holdout", 0.5, 1),
-        ("stump", 0.5, 0),
-        ("stump", 0.5, 1),
-    ]
-    weights = (0.2, 0.5, 0.5, STUMP_WEIGHT, STUMP_WEIGHT)
+    kinds = [(c["kind"], c["validation_fraction"], c["fold"]) for c in clf.candidates_]
+    forests = [("holdout", f, fold) for f in (0.1, 0.2, 0.5) for fold in (0, 1)]
+    assert kinds == [*forests, ("stump", 0.5, 0), ("stump", 0.5, 1)]
+    weights = (1, 1, 1, 1, 1, 1, STUMP_WEIGHT, STUMP_WEIGHT)
     total = sum(weights)
     assert [c["delta"] for c in clf.candidates_] == pytest.approx(
         [clf.delta * w / total for w in weights]
@@ -453,14 +486,13 @@ def test_certified_vote_stump_candidates_are_certified_and_deployed_where_they_w
     assert sum(c["delta"] for c in clf.candidates_) == pytest.approx(clf.delta)
     assert clf.best_candidate_["kind"] == "stump"
     # each stump is a test-set bound of one split grown on one half, read on the other
-    seed = clf.best_estimator_.random_state
-    for c in clf.candidates_[3:]:
-        cls = _OtherHalfHoldOut if c["half"] == 1 else HoldOutBoundClassifier
-        alone = cls(
+    for c in clf.candidates_[6:]:
+        alone = _FoldHoldOut(
             DecisionTreeClassifier(max_depth=1),
             validation_fraction=0.5,
+            fold=c["fold"],
             delta=c["delta"],
-            random_state=seed,
+            random_state=0,
         ).fit(X, y)
         assert c["bound"] == alone.bound_
         assert c["estimated_error"] == alone.certificate_.train_error
@@ -484,3 +516,24 @@ def test_certified_vote_stump_candidates_only_with_the_default_forest_unless_ask
     assert {c["kind"] for c in off.candidates_} == {"holdout"}
     with pytest.raises(ValueError, match="stump_candidate"):
         CertifiedVoteClassifier(stump_candidate="yes").fit(X, y)
+
+
+def test_holdout_verbose_reports_each_statement(digits, capsys):
+    X_tr, _, y_tr, _ = digits
+    clf = HoldOutBoundClassifier(
+        _forest(), validation_fraction=(0.2, 0.5), random_state=0, verbose=1
+    ).fit(X_tr, y_tr)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    for line, f, k, n, b in zip(
+        lines,
+        (0.2, 0.5),
+        clf.certificate_.statistics["errors"],
+        clf.certificate_.m,
+        clf.certificate_.details["bounds"],
+        strict=True,
+    ):
+        assert line.startswith(f"HoldOutBoundClassifier: fraction {f} (grown on ")
+        assert f"{k} errors on {n} held-out rows, bound {b:.4f}" in line
+    HoldOutBoundClassifier(_forest(), validation_fraction=0.2, random_state=0).fit(X_tr, y_tr)
+    assert capsys.readouterr().out == ""

@@ -394,6 +394,20 @@ def test_stump_quantile_thresholds_are_build_values():
     np.testing.assert_allclose(levels, np.arange(1, 11) / 11, atol=1 / len(Xb) + 1e-12)
 
 
+def test_stump_bank_blames_too_few_rows_not_constant_features():
+    """On 3 rows the single build row makes every feature constant: say the rows are few."""
+    from skpacbayes import FirstOrderBoundClassifier
+
+    X = np.random.default_rng(0).normal(size=(3, 2))
+    y = np.array([0, 1, 0])
+    with pytest.raises(ValueError, match=r"too few training rows \(3\)") as info:
+        FirstOrderBoundClassifier(random_state=0).fit(X, y)
+    assert "every feature is constant on the" not in str(info.value)
+    # genuinely constant features on enough rows keep their own message
+    with pytest.raises(ValueError, match="every feature is constant on the 10 build rows"):
+        StumpBank(random_state=0).fit(np.ones((40, 2)), np.arange(40) % 2)
+
+
 def test_stump_real_data_haberman():
     X, y = _haberman()
     bank = StumpBank(random_state=0).fit(X, y)

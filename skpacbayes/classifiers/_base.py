@@ -11,6 +11,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes._dask import dask_rows, is_dask_input
+from skpacbayes._fit_params import reject_fit_params
 from skpacbayes._vote import weighted_vote_scores
 
 __all__ = ["MajorityVoteClassifier", "resolve_voters", "validate_training_data"]
@@ -320,7 +321,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         return SplitForest()
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, **fit_params):
         """Learn the posterior by minimising the bound, then certify it.
 
         Parameters
@@ -334,6 +335,9 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             ``ValueError``.
         y : {array-like, dask array} of shape (n_samples,)
             Class labels (at least two classes).
+        **fit_params : dict
+            Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
+            naming the estimator, since the certificate assumes unweighted i.i.d. rows.
 
         Returns
         -------
@@ -349,6 +353,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         >>> round(clf.bound_, 3)  # the true error rate is at most 17.3 % (probability >= 95 %)
         0.173
         """
+        reject_fit_params(self, fit_params)
         if not self._bound_name:
             raise TypeError(
                 "MajorityVoteClassifier is an abstract base class and cannot be fitted; use "

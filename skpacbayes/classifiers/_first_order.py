@@ -62,6 +62,14 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     it was not fitted on, and ``m`` is the smallest out-of-bag set
     (:ref:`theory-out-of-bag`).
 
+    **Often a single voter.** With the Categorical posterior (the default), the bound's
+    minimiser on stump and tree banks is usually one voter: on breast cancer (stratified
+    80/20 split, seed 0, the default ``StumpBank``) the deployed vote has 1 effective voter
+    of 600 (``certificate_.n_effective_voters``), the best stump with a looser bound than
+    :class:`OccamBoundClassifier`'s (31.5 % against 16.0 %). For a genuine vote, use
+    :class:`~skpacbayes.CertifiedVoteClassifier` (a forest certified on held-out rows), or
+    the Dirichlet or Gaussian posterior here (592 and 532 effective voters of 600).
+
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer

@@ -36,6 +36,13 @@ class OccamBoundClassifier(MajorityVoteClassifier):
     certificate_ : Certificate
         Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`.
 
+    Notes
+    -----
+    **A single voter by design**: one stump of the 600 of the default ``StumpBank`` on
+    breast cancer (``certificate_.n_effective_voters`` is 1). It is the line a learned vote
+    has to beat, not a vote; for a genuine vote, use
+    :class:`~skpacbayes.CertifiedVoteClassifier` (a forest certified on held-out rows).
+
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer

@@ -275,6 +275,26 @@ class StumpBank(BaseVoters):
         rng = check_random_state(self.random_state)
         return np.sort(rng.permutation(m)[:n_build])
 
+    def _no_stump_message(self, n_build, m):
+        """Why no stump could be built: too few build rows, or genuinely constant features."""
+        if self.feature_range is not None:
+            return (
+                "StumpBank: every feature is constant in feature_range (min == max), so no "
+                "stump can be built."
+            )
+        if n_build < 2:
+            return (
+                f"StumpBank: too few training rows ({m}): the thresholds are built from "
+                f"{n_build} of them (build_size={self.build_size!r}), and on a single row every "
+                "feature is constant, so no stump can be built. Stumps need at least 2 build "
+                "rows and more to certify on: give more samples (at least 4 with the default "
+                "build_size), or a data-independent feature_range."
+            )
+        return (
+            f"StumpBank: every feature is constant on the {n_build} build rows (min == max), "
+            "so no stump can be built."
+        )
+
     def _fit(self, X, y_encoded):
         n_thr = int(self.n_thresholds)
         k = self.n_classes_
@@ -318,11 +338,7 @@ class StumpBank(BaseVoters):
             features.append(np.full(uniq.size, f, dtype=np.intp))
             thresholds.append(uniq)
         if not features:
-            where = "in feature_range" if self.feature_range is not None else "on the build rows"
-            raise ValueError(
-                f"StumpBank: every feature is constant {where} (min == max), so no stump "
-                "can be built."
-            )
+            raise ValueError(self._no_stump_message(build.size, m))
         self.thresholds_ = padded
         feat = np.concatenate(features)
         thr = np.concatenate(thresholds)

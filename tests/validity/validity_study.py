@@ -341,12 +341,16 @@ def _new_bank_configs():
 def _default_path_configs():
     """Selections and defaults: each estimator as a user calls it, with a small ensemble."""
     return [
-        # the hold-out's default fractions, out-of-bag candidates and the "balanced" rule
+        # the default fractions and folds and the "tightest_bound" rule
         Config("CertifiedVoteClassifier", "categorical", "blobs3", "rf10"),
         Config("CertifiedVoteClassifier", "categorical", "mixture", "rf10"),
         # with its out-of-bag candidates (FO and tandem on the bagged ensemble of every row)
         Config(
-            "CertifiedVoteClassifier", "categorical", "blobs3", "rf10", (("selection", "accuracy"),)
+            "CertifiedVoteClassifier",
+            "categorical",
+            "blobs3",
+            "rf10",
+            (("selection", "most_accurate"),),
         ),
         # with its two stump candidates (on by default with the default forest)
         Config(
