@@ -148,6 +148,7 @@ class _FoldHoldOut(HoldOutBoundClassifier):
         delta=0.05,
         random_state=None,
         n_jobs=None,
+        train_size=None,
         verbose=0,
         fold=1,
     ):
@@ -157,6 +158,7 @@ class _FoldHoldOut(HoldOutBoundClassifier):
             delta=delta,
             random_state=random_state,
             n_jobs=n_jobs,
+            train_size=train_size,
             verbose=verbose,
         )
         self.fold = fold
