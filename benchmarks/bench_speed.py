@@ -14,7 +14,9 @@ if absent) and of the working tree's code, the fit time over the vote-matrix tim
 certified bounds and test errors, and whether the deployed vote predicts one class on every
 test row (the constant, majority-class vote). ``--seeds k`` repeats every data set on the
 splits (and ``random_state``) 0 to k - 1. ``--large`` adds the 1,000,000 x 20 synthetic task
-(400 stumps) with the first-order and tandem bounds of the Categorical posterior.
+(400 stumps) with the first-order and tandem bounds of the Categorical posterior;
+``--grid-search`` times ``GridSearchCV`` over the three families of the first-order bound on
+adult (5 folds), after and before.
 
 Each side runs in its own process (``python bench_speed.py --worker``) that imports torch
 and fits once on a tiny task before timing, so a one-time ``import torch`` is excluded; times
@@ -115,6 +117,22 @@ def _worker(args):
         print(json.dumps(row), flush=True)
 
 
+def _grid_worker(args):
+    """Time ``GridSearchCV`` over the three posterior families of the first-order bound."""
+    import torch  # noqa: F401  (imported before any timing)
+    from sklearn.model_selection import GridSearchCV
+
+    from skpacbayes import FirstOrderBoundClassifier
+
+    X_tr, _, y_tr, _ = _data(args.dataset, args.data_home, args.seed)
+    grid = {"posterior": list(POSTERIORS)}
+    search = GridSearchCV(FirstOrderBoundClassifier(random_state=0), grid, cv=5)
+    start = time.perf_counter()
+    search.fit(X_tr, y_tr)
+    seconds = time.perf_counter() - start
+    print(json.dumps({"grid_s": seconds, "best": search.best_params_["posterior"]}), flush=True)
+
+
 def _run_side(src, dataset, data_home, repeats, vote_time, seed):
     env = {**os.environ, "PYTHONPATH": str(src)}
     command = [sys.executable, str(HERE), "--worker", "--dataset", dataset, "--seed", str(seed)]
@@ -148,12 +166,17 @@ def main():
     parser.add_argument("--before-commit", default="7d9f53c")
     parser.add_argument("--datasets", nargs="+", default=["breast_cancer", "adult"])
     parser.add_argument("--large", action="store_true")
+    parser.add_argument(
+        "--grid-search",
+        action="store_true",
+        help="also time GridSearchCV(FirstOrderBoundClassifier(), the three families, cv=5)",
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--repeats-before", type=int, default=1)
     parser.add_argument("--data-home", default=str(ROOT.parent / "shared" / "datasets"))
     args = parser.parse_args()
     if args.worker:
-        return _worker(args)
+        return _grid_worker(args) if args.grid_search else _worker(args)
     before = _worktree(args.before_commit)
     head = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
@@ -196,6 +219,17 @@ def main():
                         ("yes" if b["constant"] else "no") + " / " + constant,
                     ]
                 print("| " + " | ".join(cells) + " |", flush=True)
+    if args.grid_search:
+        for label, src in (("after", ROOT), ("before", before)):
+            env = {**os.environ, "PYTHONPATH": str(src)}
+            command = [sys.executable, str(HERE), "--worker", "--grid-search"]
+            command += ["--dataset", "adult", "--data-home", str(args.data_home)]
+            out = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+            row = json.loads(out.stdout.strip().splitlines()[-1])
+            print(
+                f"\nGridSearchCV(FirstOrderBoundClassifier(), posterior in {list(POSTERIORS)}, "
+                f"cv=5) on adult ({label}): {row['grid_s']:.1f} s, best {row['best']}"
+            )
     return None
 
 
