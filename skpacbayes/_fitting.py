@@ -49,7 +49,7 @@ ERROR_MATRIX_BYTES = 2**31
 MIN_STEPS_PER_EPOCH = 10
 POLISH_MAX_ITER = 50
 LBFGS_FTOL = 1e-7
-_START_SCALES = np.logspace(-1.0, 3.0, 13)
+_START_SCALES = np.logspace(-1.0, 3.0, 9)
 _START_MIX = 1e-3  # weight of the prior in the mapped starts (every coordinate stays > 0)
 # Box of the unconstrained parameters during L-BFGS (a line-search step stays representable:
 # log-probabilities, log-concentrations within the float32 training range, Gaussian means)

@@ -88,7 +88,18 @@ def _newton_bracket(q, eps, upper, lo, hi):
     # upper: [lo inside, hi outside]; lower: [lo outside, hi inside]
     ok = (inside_lo & ~inside_hi) if upper else (~inside_lo & inside_hi)
     ok = ok & (near_lo >= lo) & (near_hi <= hi) & torch.isfinite(eps)
-    return torch.where(ok, near_lo, lo), torch.where(ok, near_hi, hi)
+    return torch.where(ok, near_lo, lo), torch.where(ok, near_hi, hi), p
+
+
+def _newton(q, eps, upper):
+    """Newton's root alone (float64 training objectives: a value that only steers); a root
+    beyond the last float before 1 (after the first float above 0) is 1 (0)."""
+    lo, hi = (q, torch.ones_like(q)) if upper else (torch.zeros_like(q), q)
+    p = _newton_bracket(q, eps, upper, lo, hi)[2].clamp(lo, hi)
+    beyond = _kl(q, p) < eps
+    if upper:
+        return torch.where(beyond & (p >= 1.0 - 2.0**-53), torch.ones_like(p), p)
+    return torch.where(beyond & (p <= torch.finfo(p.dtype).tiny), torch.zeros_like(p), p)
 
 
 def _bisect(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
@@ -117,7 +128,7 @@ def _bisect(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
         else:
             lo, hi = torch.zeros_like(q), q.clone()
         if q.dtype == torch.float64:
-            lo, hi = _newton_bracket(q, eps, upper, lo, hi)
+            lo, hi, _ = _newton_bracket(q, eps, upper, lo, hi)
         frac = torch.arange(1, _SECTIONS, dtype=q.dtype, device=q.device) / _SECTIONS
         qg, eg = q.unsqueeze(-1), eps.unsqueeze(-1)
         for _ in range(_MAX_ITER if adaptive else _FIXED_STEPS):
@@ -152,10 +163,18 @@ def _bisect(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
         return p
 
 
-def _solve(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
-    """Exact edge cases (theory page, 'The kl inverses') around the bisection."""
+def _solve(q: torch.Tensor, eps: torch.Tensor, upper: bool, steer=False) -> torch.Tensor:
+    """Exact edge cases (theory page, 'The kl inverses') around the bisection.
+
+    ``steer``: a float64 training objective (its inputs require gradients), whose value only
+    steers an optimiser: Newton's root without the bracketed search that certifies the
+    conservative end (every certificate calls with inputs that do not require gradients).
+    """
     with torch.no_grad():
-        p = _bisect(q, eps, upper)
+        if steer and q.dtype == torch.float64:
+            p = _newton(q, eps, upper)
+        else:
+            p = _bisect(q, eps, upper)
         one, zero = torch.ones_like(p), torch.zeros_like(p)
         if upper:
             p = torch.where(q >= 1, one, p)
@@ -172,8 +191,8 @@ class _KLInverse(torch.autograd.Function):
     """p(q, eps) solving kl(q || p) = eps; gradient from the implicit function theorem."""
 
     @staticmethod
-    def forward(ctx, q, eps, upper):
-        p = _solve(q, eps, upper)
+    def forward(ctx, q, eps, upper, steer=False):
+        p = _solve(q, eps, upper, steer)
         ctx.save_for_backward(q, eps, p)
         return p
 
@@ -201,13 +220,13 @@ class _KLInverse(torch.autograd.Function):
         dp_dq = torch.where(interior, dp_dq, torch.where(eps == 0, torch.ones_like(p), zero))
         grad_q = grad_p * dp_dq if ctx.needs_input_grad[0] else None
         grad_eps = grad_p * dp_deps if ctx.needs_input_grad[1] else None
-        return grad_q, grad_eps, None
+        return grad_q, grad_eps, None, None
 
 
 def _kl_inv(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
     """kl inverse on tensors without checks (inputs broadcast together)."""
     q, eps = torch.broadcast_tensors(q, eps)
-    return _KLInverse.apply(q, eps, upper)
+    return _KLInverse.apply(q, eps, upper, q.requires_grad or eps.requires_grad)
 
 
 @dual(q="stat", p="stat")
