@@ -13,9 +13,9 @@ Two paths, one certificate (:ref:`theory-statistics`):
   searches of :mod:`skpacbayes._exact`, or L-BFGS), the certificate reads the same counts;
 * **rows** -- the per-row families (Dirichlet, Gaussian, the binomial bound, the VC
   baseline's cross-entropy): the 0/1 error matrix is held once in float32 and minimised
-  full batch by L-BFGS from several starts (or by mini-batch Adam, the reference paper's
-  protocol, and when the matrix exceeds a memory budget); the certificate recomputes every
-  stochastic loss in float64.
+  full batch by L-BFGS from the best of several starts (or by mini-batch Adam, the reference
+  paper's protocol, and when the matrix exceeds a memory budget); the certificate
+  recomputes every stochastic loss in float64.
 """
 
 import math

@@ -33,8 +33,6 @@ __all__ = [
     "count_statistics",
 ]
 
-#: statistics of the stochastic losses that are functions of the counts (Categorical family)
-COUNT_STATISTICS = frozenset({"gibbs", "tandem", "disagreement"})
 _PAIR_STATISTICS = frozenset({"tandem", "disagreement"})
 _BLOCK_BYTES = 64 * 2**20  # temporaries per block of rows of the pair products
 _KEEP_VOTES_BYTES = 512 * 2**20  # vote matrix kept between passes (else computed again)
