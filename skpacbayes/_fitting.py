@@ -24,11 +24,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 from joblib import effective_n_jobs
-from threadpoolctl import threadpool_limits
 
 from skpacbayes._certificate import _KL_SLACK, _STAT_SLACK, Certificate, effective_voters
 from skpacbayes._deployed import deployed_classifier, partition_terms
 from skpacbayes._exact import gibbs_search, tandem_search
+from skpacbayes._parallel import thread_limit
 from skpacbayes._statistics import (
     EvaluationGroup,
     certified_statistics,
@@ -123,7 +123,7 @@ def fit_posteriors(estimator, passes, y_idx, scheme, seed, bank=None):
     # threads of torch (OpenMP) and BLAS: n_jobs (None: one). Two threads beside other work
     # wait for a core at every operation: adult's Dirichlet fit took 34 s with two threads
     # and one busy core, 3.9 s with one thread.
-    with threadpool_limits(limits=effective_n_jobs(estimator.n_jobs)):
+    with thread_limit(effective_n_jobs(estimator.n_jobs)):
         if uses_counts(estimator, scheme):
             return _fit_on_counts(estimator, passes, y_idx, scheme, seed, bank, device)
         return _fit_on_rows(estimator, passes.whole(), y_idx, scheme, seed, device)
@@ -152,7 +152,7 @@ def _fit_on_counts(estimator, passes, y_idx, scheme, seed, bank, device):
     keys = estimator._statistic_keys
     statistics = passes.statistics(y_idx, scheme, pairs=needs_pairs(keys), device=device)
     counts = _Counts(estimator, statistics, scheme, keys)
-    with threadpool_limits(limits=1):  # small arrays: threads would only wait (see _exact)
+    with thread_limit(1):  # small arrays: threads would only wait (see _exact)
         natural, mixture, history, n_iter, solver = _optimise_counts(estimator, counts, seed)
     _log(estimator, f"{solver} optimiser on the error counts: {n_iter} iterations")
 

@@ -74,3 +74,19 @@ def test_tandem_search_of_independent_equal_voters_is_uniform():
     T = np.full((3, 3), 0.05) + np.diag([0.25] * 3)
     q, _ = tandem_search(T, 1000, 0.05)
     np.testing.assert_allclose(q, np.full(3, 1 / 3), atol=1e-6)
+
+
+def test_search_objective_matches_the_certified_inverse():
+    """The searches rank candidates by Newton's root: within a few ulps of the certified
+    (conservative) inverse, edge cases included."""
+    from skpacbayes.bounds import kl_inv_upper
+    from skpacbayes.bounds._kl import newton_kl_inv_upper
+
+    rng = np.random.default_rng(0)
+    q = np.concatenate([[0.0, 1.0, 0.5, 1e-300, 1 - 1e-16], rng.random(200), rng.random(50) ** 8])
+    eps = np.concatenate([[0.1, 0.3, 0.0, 0.2, 1e-3], 10.0 ** rng.uniform(-8, 1, 250)])
+    newton = newton_kl_inv_upper(q, eps)
+    certified = kl_inv_upper(q, eps)
+    assert np.all(newton >= q)
+    np.testing.assert_allclose(newton, certified, rtol=1e-12, atol=1e-300)
+    assert newton_kl_inv_upper(0.3, np.inf) == 1.0

@@ -61,24 +61,50 @@ _SECTIONS = 64
 _FIXED_STEPS = 9
 
 
-_NEWTON_STEPS = 6
+_NEWTON_STEPS = 8
 _NEWTON_WIDTH = 2.0**-44  # relative half-width of the bracket tried around Newton's root
+
+
+def _newton_start(q, eps, upper):
+    """A point on the far side of the root of ``kl(q || p) = eps`` (above it for the upper
+    inverse, below for the lower), where Newton's iterates then move monotonically to the
+    root (``kl(q || .)`` is convex and monotone on each side of ``q``).
+
+    Two such points, the closer kept: Pinsker's ``q +- sqrt(eps / 2)`` (``kl(q || p) >= 2 (p -
+    q)^2``), and, for a root near the end of ``[0, 1]``, the point whose second (first) term
+    of kl, plus the least value of the other, reaches ``eps``: upper, ``1 - p = (1 - q)
+    exp(-(eps + q ln(1/q)) / (1 - q))`` (as ``q ln(q/p) >= q ln q``); lower, ``p = q
+    exp(-(eps + (1 - q) ln(1/(1 - q))) / q)`` (``0 ln 0 = 0``).
+    """
+    tiny = torch.finfo(q.dtype).tiny
+    if upper:
+        pinsker = q + torch.sqrt(eps / 2)
+        qc = q.clamp_min(tiny)
+        least = torch.where(q > 0, q * torch.log(qc), torch.zeros_like(q))  # q ln q
+        near_end = 1.0 - (1.0 - q) * torch.exp(-(eps - least) / (1.0 - q).clamp_min(tiny))
+        p = torch.minimum(pinsker, near_end)
+    else:
+        pinsker = q - torch.sqrt(eps / 2)
+        qc = (1.0 - q).clamp_min(tiny)
+        least = torch.where(q < 1, (1.0 - q) * torch.log(qc), torch.zeros_like(q))
+        near_end = q * torch.exp(-(eps - least) / q.clamp_min(tiny))
+        p = torch.maximum(pinsker, near_end)
+    return torch.where(torch.isnan(p), pinsker, p)
 
 
 def _newton_bracket(q, eps, upper, lo, hi):
     """A narrow bracket of the root (float64), else ``[lo, hi]``, for :func:`_bisect` to finish.
 
-    Newton's method on ``kl(q || p) = eps`` from Pinsker's point ``q +- sqrt(eps / 2)`` (on
-    the far side of the root: ``kl(q || p) >= 2 (p - q)^2``), then the bracket ``p (1 +-
-    2^-44)``, kept for an element only when both ends pass the very test the multi-section
-    search applies (an end inside the kl ball, ``kl <= eps``, and one outside). The search
-    then runs to the end from it, in two or three steps instead of about ten; where the test fails
-    (Newton did not converge) it starts from ``[lo, hi]``. Either way the result is the
-    conservative end of a bracket that contains the root.
+    Newton's method on ``kl(q || p) = eps`` from a point on the far side of the root
+    (:func:`_newton_start`), then the bracket ``p (1 +- 2^-44)``, kept for an element only
+    when both ends pass the very test the multi-section search applies (an end inside the kl
+    ball, ``kl <= eps``, and one outside). The search then runs to the end from it, in two or
+    three steps instead of about ten; where the test fails (Newton did not converge) it
+    starts from ``[lo, hi]``. Either way the result is the conservative end of a bracket that
+    contains the root. Returns ``(lo, hi, root, verified)``.
     """
     tiny = torch.finfo(q.dtype).tiny
-    p = q + torch.sqrt(eps / 2) if upper else q - torch.sqrt(eps / 2)
-    p = torch.clamp(p, tiny, 1.0 - 2.0**-53)
+    p = torch.clamp(_newton_start(q, eps, upper), tiny, 1.0 - 2.0**-53)
     for _ in range(_NEWTON_STEPS):
         slope = (p - q) / (p * (1.0 - p))
         step = (_kl(q, p) - eps) / slope
@@ -88,18 +114,27 @@ def _newton_bracket(q, eps, upper, lo, hi):
     # upper: [lo inside, hi outside]; lower: [lo outside, hi inside]
     ok = (inside_lo & ~inside_hi) if upper else (~inside_lo & inside_hi)
     ok = ok & (near_lo >= lo) & (near_hi <= hi) & torch.isfinite(eps)
-    return torch.where(ok, near_lo, lo), torch.where(ok, near_hi, hi), p
+    return torch.where(ok, near_lo, lo), torch.where(ok, near_hi, hi), p, ok
 
 
 def _newton(q, eps, upper):
-    """Newton's root alone (float64 training objectives: a value that only steers); a root
-    beyond the last float before 1 (after the first float above 0) is 1 (0)."""
+    """Newton's root alone (float64 training objectives and searches: a value that only
+    steers); a root beyond the last float before 1 (after the first float above 0) is 1 (0).
+    Where Newton's root fails the bracket test of :func:`_newton_bracket` (it did not
+    converge), the bisection's root replaces it."""
     lo, hi = (q, torch.ones_like(q)) if upper else (torch.zeros_like(q), q)
-    p = _newton_bracket(q, eps, upper, lo, hi)[2].clamp(lo, hi)
+    _, _, p, ok = _newton_bracket(q, eps, upper, lo, hi)
+    p = p.clamp(lo, hi)
     beyond = _kl(q, p) < eps
     if upper:
-        return torch.where(beyond & (p >= 1.0 - 2.0**-53), torch.ones_like(p), p)
-    return torch.where(beyond & (p <= torch.finfo(p.dtype).tiny), torch.zeros_like(p), p)
+        p = torch.where(beyond & (p >= 1.0 - 2.0**-53), torch.ones_like(p), p)
+    else:
+        p = torch.where(beyond & (p <= torch.finfo(p.dtype).tiny), torch.zeros_like(p), p)
+    # saturated roots, and the exact edge cases that _solve sets, pass as they are
+    ok = ok | (p >= 1.0) | (p <= 0.0) | (q <= 0) | (q >= 1) | (eps == 0) | torch.isinf(eps)
+    if not bool(ok.all()):
+        p = torch.where(ok, p, _bisect(q, eps, upper))
+    return p
 
 
 def _bisect(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
@@ -128,7 +163,7 @@ def _bisect(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
         else:
             lo, hi = torch.zeros_like(q), q.clone()
         if q.dtype == torch.float64:
-            lo, hi, _ = _newton_bracket(q, eps, upper, lo, hi)
+            lo, hi, _, _ = _newton_bracket(q, eps, upper, lo, hi)
         frac = torch.arange(1, _SECTIONS, dtype=q.dtype, device=q.device) / _SECTIONS
         qg, eg = q.unsqueeze(-1), eps.unsqueeze(-1)
         for _ in range(_MAX_ITER if adaptive else _FIXED_STEPS):
@@ -185,6 +220,19 @@ def _solve(q: torch.Tensor, eps: torch.Tensor, upper: bool, steer=False) -> torc
             p = torch.where(q >= 1, torch.exp(-eps), p)
             p = torch.where(torch.isinf(eps), zero, p)
         return torch.where(eps == 0, q, p)
+
+
+def newton_kl_inv_upper(q, eps):
+    """Upper kl inverse by Newton's root alone, on float64 arrays (broadcast together).
+
+    For searches whose objective values only rank candidates (:mod:`skpacbayes._exact`):
+    the root is accurate to a few ulps but not certified to lie on the safe side, so it is
+    never a certificate. Edge cases as :func:`kl_inv_upper`; no argument checks.
+    """
+    q = torch.as_tensor(q, dtype=torch.float64)
+    eps = torch.as_tensor(eps, dtype=torch.float64)
+    q, eps = torch.broadcast_tensors(q, eps)
+    return _solve(q, eps, True, steer=True).numpy()
 
 
 class _KLInverse(torch.autograd.Function):
