@@ -44,8 +44,8 @@ the uniform prior:
   ``optimize_rho("Lambda")`` runs);
 * tandem: the matrix ``t_ii' / m_ii'`` (diagonal ``e_i / m_i``) and ``r2 = min_ii' m_ii'``.
   Ours is ``_exact.tandem_search(T, r2, delta)``, and the whole optimisation of
-  :class:`~skpacbayes.SecondOrderBoundClassifier` on these counts (that search, then L-BFGS
-  on the bound from its optimum: ``_fitting._optimise_counts``); mvb's is
+  :class:`~skpacbayes.SecondOrderBoundClassifier` on these counts
+  (``_fitting._optimise_counts``: that search, nothing after it); mvb's is
   ``bounds.optimizeTND(tand / n2s, np.min(n2s), delta)`` (iRProp on ``softmax`` parameters,
   alternating with the closed-form lambda: what ``optimize_rho("TND")`` runs).
 
@@ -301,8 +301,8 @@ def run_optimisers(args, mvb):
         "kl_inv_upper(<q,e>, (KL + ln(2 sqrt(r)/delta))/r), TND = 4 kl_inv_upper(q^T T q, "
         "(2 KL + ln(2 sqrt(r2)/delta))/r2); bounds in %. Times: median of "
         f"{args.repeats} calls, s, one BLAS thread each, torch intra-op threads "
-        f"{_torch_threads()}. SO path = tandem search + L-BFGS "
-        "polish (SecondOrderBoundClassifier's optimisation on these counts); SO cert = that "
+        f"{_torch_threads()}. SO path = SecondOrderBoundClassifier's whole optimisation "
+        "on these counts (the tandem search); SO cert = that "
         "classifier's certificate on the same bank."
     )
     header = (
