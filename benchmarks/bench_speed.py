@@ -184,8 +184,8 @@ def main():
     print(f"# python benchmarks/bench_speed.py {' '.join(sys.argv[1:])}")
     print(
         f"# before: {args.before_commit} ({args.repeats_before} fit per pair), after: "
-        f"working tree at {head} (median of {args.repeats}); 2-core machine, other work "
-        "beside it"
+        f"working tree at {head} (median of {args.repeats}); {os.cpu_count()} cores, load "
+        f"average at the start {os.getloadavg()[0]:.2f}"
     )
     datasets = list(args.datasets) + (["synthetic_1e6"] if args.large else [])
     for name in datasets:
