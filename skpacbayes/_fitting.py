@@ -653,15 +653,15 @@ def _train_rows(estimator, problem, seed, solver):
     fixed = estimator._fixed_mixture_weight()
     weights = _mixture(torch.zeros(()), fixed, problem.n_groups, torch.float32, problem.device)
     mapped = _row_starts(estimator, problem, checked_free, weights)
-    with torch.no_grad():
-        values = {k: float(checked_free(raws, weights)) for k, raws in mapped.items()}
-    better = min(values, key=lambda k: values[k] if math.isfinite(values[k]) else math.inf)
+    values = {k: value for k, (_, value) in mapped.items()}
+    better = min(values, key=values.get)
     runs = {
         name: _run_lbfgs(estimator, problem.posteriors, checked_free, raws)
-        for name, raws in (("prior", start), (better, mapped[better]))
+        for name, raws in (("prior", start), (better, mapped[better][0]))
     }
+    # the histories hold finite values or +inf (minimize_lbfgs maps the others to +inf)
     ends = {name: min(run[2], default=math.inf) for name, run in runs.items()}
-    name = min(ends, key=lambda k: ends[k] if math.isfinite(ends[k]) else math.inf)
+    name = min(ends, key=ends.get)
     _log(
         estimator,
         "starts: "
@@ -681,7 +681,7 @@ def _row_starts(estimator, problem, objective, weights):
     ``_START_MIX`` of uniform weights) times a scale chosen on ``_START_SCALES`` by the
     objective, a Dirichlet start the prior's concentrations plus such a scaled target, a
     Categorical start the target mixed with the uniform weights at the share (``scale /
-    1000``, at most 1) chosen on the same grid.
+    1000``, at most 1) chosen on the same grid. Returns ``{name: (raws, objective)}``.
     """
     h = problem.n_groups
     delta = float(estimator.delta)
@@ -720,7 +720,8 @@ def _row_starts(estimator, problem, objective, weights):
         with torch.no_grad():
             values = [float(objective(raws_at(s), weights)) for s in _START_SCALES]
         values = [v if math.isfinite(v) else math.inf for v in values]
-        starts[name] = raws_at(_START_SCALES[int(np.argmin(values))])
+        best = int(np.argmin(values))
+        starts[name] = (raws_at(_START_SCALES[best]), values[best])
     return starts
 
 
