@@ -51,6 +51,7 @@ POLISH_MAX_ITER = 50
 LBFGS_FTOL = 1e-7
 _START_SCALES = np.logspace(-1.0, 3.0, 9)
 _START_MIX = 1e-3  # weight of the prior in the mapped starts (every coordinate stays > 0)
+_VOTE_START_ITER = 50  # L-BFGS iterations of the vote start's cross-entropy
 # Box of the unconstrained parameters during L-BFGS (a line-search step stays representable:
 # log-probabilities, log-concentrations within the float32 training range, Gaussian means)
 # and of the mixture's logit.
@@ -674,10 +675,14 @@ def _train_rows(estimator, problem, seed, solver):
 
 
 def _row_starts(estimator, problem, objective, weights):
-    """Starts beyond the prior: the first-order Gibbs optimum and the best single voter.
+    """Starts beyond the prior: the first-order Gibbs optimum, the best single voter and the
+    vote of least cross-entropy.
 
-    Both come from the error counts of each half (the Gibbs start is dropped when it is the
-    best voter's, to 0.99 in cosine). A Gaussian start is the target weights (mixed with
+    The first two come from the error counts of each half (the Gibbs start is dropped when it
+    is the best voter's, to 0.99 in cosine), the third from the rows (:func:`_vote_target`:
+    a good vote whose Gibbs risk is high, a basin the other starts can miss; measured on
+    mushroom, first order, Gaussian: both other descents end at 0.1638, this one at 0.1594,
+    with a third of their test error). A Gaussian start is the target weights (mixed with
     ``_START_MIX`` of uniform weights) times a scale chosen on ``_START_SCALES`` by the
     objective, a Dirichlet start the prior's concentrations plus such a scaled target, a
     Categorical start the target mixed with the uniform weights at the share (``scale /
@@ -685,8 +690,9 @@ def _row_starts(estimator, problem, objective, weights):
     """
     h = problem.n_groups
     delta = float(estimator.delta)
-    targets = {"gibbs": [], "best voter": []}
+    targets = {"gibbs": [], "best voter": [], "vote": []}
     for g in range(h):
+        targets["vote"].append(_vote_target(problem, g))
         rates = problem.voter_errors(g) / problem.m[g]
         targets["gibbs"].append(gibbs_search(rates, problem.m[g], delta / h)[0])
         one_hot = np.zeros(rates.size)
@@ -881,22 +887,41 @@ def _vote_cross_entropy(problem, nats, rows_list):
     """Cross-entropy of the weighted vote (training objective of the VC baseline)."""
     total = 0.0
     for g in range(problem.n_groups):
-        rows = rows_list[g]
         w = problem.posteriors[g].vote_weights(nats[g])
-        w = w / w.abs().sum().clamp_min(1e-12)
-        if problem.errors is not None and problem.n_classes == 2:
-            # two classes: the cross-entropy is softplus(20 (s_other - s_true)) with
-            # s_other - s_true = 2 e.w - sum(w) (e the 0/1 errors), read off the error matrix
-            errors = problem.errors[g] if rows is None else problem.errors[g][rows]
-            gap = torch.sub(2.0 * (errors @ w), w.sum())
-            total = total + torch.nn.functional.softplus(20.0 * gap).mean()
-            continue
-        votes = problem.votes[g] if rows is None else problem.votes[g][rows]
-        labels = problem.labels[g] if rows is None else problem.labels[g][rows]
-        scores = torch.zeros(votes.shape[0], problem.n_classes, dtype=w.dtype, device=w.device)
-        scores.scatter_add_(1, votes.long(), w.expand(votes.shape[0], -1))
-        total = total + torch.nn.functional.cross_entropy(20.0 * scores, labels)
+        total = total + _vote_loss(problem, g, w / w.abs().sum().clamp_min(1e-12), rows_list[g])
     return total
+
+
+def _vote_loss(problem, g, w, rows=None):
+    """Cross-entropy of the vote of half ``g`` with weights ``w`` (summing to one in absolute
+    value), on all its rows or on ``rows``: ``softmax(20 scores)`` against the labels."""
+    if problem.errors is not None and problem.n_classes == 2:
+        # two classes: the cross-entropy is softplus(20 (s_other - s_true)) with
+        # s_other - s_true = 2 e.w - sum(w) (e the 0/1 errors), read off the error matrix
+        errors = problem.errors[g] if rows is None else problem.errors[g][rows]
+        gap = torch.sub(2.0 * (errors @ w), w.sum())
+        return torch.nn.functional.softplus(20.0 * gap).mean()
+    votes = problem.votes[g] if rows is None else problem.votes[g][rows]
+    labels = problem.labels[g] if rows is None else problem.labels[g][rows]
+    scores = torch.zeros(votes.shape[0], problem.n_classes, dtype=w.dtype, device=w.device)
+    scores.scatter_add_(1, votes.long(), w.expand(votes.shape[0], -1))
+    return torch.nn.functional.cross_entropy(20.0 * scores, labels)
+
+
+def _vote_target(problem, g):
+    """Weights on the simplex (NumPy float64) of the vote of half ``g`` of least
+    cross-entropy: :func:`_vote_loss` minimised over ``softmax(z)`` by L-BFGS from the
+    uniform weights, at most ``_VOTE_START_ITER`` iterations."""
+    z = torch.zeros(
+        problem.votes[g].shape[1], dtype=problem.dtype, device=problem.device, requires_grad=True
+    )
+    minimize_lbfgs(
+        [z],
+        lambda: _vote_loss(problem, g, torch.softmax(z, 0)),
+        max_iter=_VOTE_START_ITER,
+        ftol=LBFGS_FTOL,
+    )
+    return torch.softmax(z.detach().to("cpu", torch.float64), 0).numpy()
 
 
 # ---------------------------------------------------------------------------------------------
