@@ -90,3 +90,24 @@ def test_search_objective_matches_the_certified_inverse():
     assert np.all(newton >= q)
     np.testing.assert_allclose(newton, certified, rtol=1e-12, atol=1e-300)
     assert newton_kl_inv_upper(0.3, np.inf) == 1.0
+
+
+@pytest.mark.parametrize("upper", [True, False])
+def test_newton_root_is_the_same_on_numpy_and_on_torch(upper):
+    """The steering root runs on NumPy (CPU) and on torch (accelerators) with the same code:
+    both give the same roots, and the kl they are built on agrees to the last bits."""
+    import torch
+
+    from skpacbayes.bounds._kl import _kl, _newton_root
+
+    rng = np.random.default_rng(1)
+    q = np.concatenate([[0.0, 1.0, 0.5, 1e-300, 1 - 1e-16], rng.random(300), rng.random(50) ** 8])
+    eps = np.concatenate([[0.1, 0.3, 0.0, 0.2, 1e-3], 10.0 ** rng.uniform(-8, 1, 350)])
+    p = rng.random(q.size)
+    np.testing.assert_allclose(
+        _kl(q, p), _kl(torch.from_numpy(q), torch.from_numpy(p)).numpy(), rtol=1e-14, atol=0
+    )
+    on_numpy = _newton_root(q, eps, upper)
+    on_torch = _newton_root(torch.from_numpy(q), torch.from_numpy(eps), upper).numpy()
+    assert isinstance(on_numpy, np.ndarray)
+    np.testing.assert_allclose(on_numpy, on_torch, rtol=1e-13, atol=1e-300)
