@@ -138,8 +138,8 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
           2 GiB of float32.
         - ``"lbfgs"``: full-batch L-BFGS (scipy) on the counts or on the error matrix
           held once in float32, from the prior and, for the per-row families, also from
-          the first-order Gibbs optimum and from the best single voter, each scaled to
-          its best size; the lowest end is kept.
+          the first-order Gibbs optimum, the best single voter and the vote of least
+          cross-entropy, each scaled to its best size; the lowest end is kept.
         - ``"adam"``: the reference paper's protocol, mini-batch Adam over the rows
           (``batch_size``, ``learning_rate``, ``early_stopping_patience``) with a
           ``ReduceLROnPlateau`` schedule, then a full-batch L-BFGS polish; on an
