@@ -138,15 +138,14 @@ def _newton(q, eps, upper):
     float64 tensors on the CPU are viewed as arrays, without a copy: the same operations on
     NumPy take a tenth of the time on the few numbers of a training objective.
     """
-    if isinstance(q, torch.Tensor):
-        if q.device.type != "cpu" or eps.device.type != "cpu":
-            return _newton_root(q, eps, upper)
+    if isinstance(q, torch.Tensor) and q.device.type == "cpu" and eps.device.type == "cpu":
         p = _newton_root(q.detach().numpy(), eps.detach().numpy(), upper)
         return torch.from_numpy(np.asarray(p))
     return _newton_root(q, eps, upper)
 
 
 def _newton_root(q, eps, upper):
+    """:func:`_newton` in the namespace of its arguments."""
     xp = _namespace(q)
     lo, hi = (q, xp.ones_like(q)) if upper else (xp.zeros_like(q), q)
     with np.errstate(all="ignore"):
