@@ -38,9 +38,10 @@ from skpacbayes._statistics import (
 )
 from skpacbayes._training import minimize_lbfgs, polish, resolve_device, to_device, train
 from skpacbayes._vote import _strict_argmax_is, vote_errors, weighted_vote_scores
-from skpacbayes.posteriors._base import ErrorMask
+from skpacbayes.posteriors._base import ClassVotes, ErrorMask
 
 _R_CHUNK = 16384
+_INDEX_BYTES = 2**30  # largest int64 vote indices the multi-class Gaussian training holds
 #: largest error matrix the full-batch solver holds with ``solver="auto"`` (else Adam)
 ERROR_MATRIX_BYTES = 2**31
 # Optimiser settings (documented in the user guide, "Training"): the fewest Adam steps per
@@ -457,6 +458,15 @@ class _Problem:
                 (v != lab[:, None].to(v.dtype)).to(dtype)
                 for v, lab in zip(self.votes, self.labels, strict=True)
             ]
+        # The multi-class Gaussian's votes as int64 indices with their vote counts, once, in
+        # chunks of rows (the class sums then skip both at every evaluation); within a budget
+        self.class_votes = self._indices = None
+        if uses_votes and hold_errors and 8 * sum(v.numel() for v in self.votes) <= _INDEX_BYTES:
+            self._indices = [v.long() for v in self.votes]
+            self.class_votes = [  # views of the int64 indices
+                [ClassVotes(ix[s : s + _R_CHUNK], self.n_classes, dtype) for s in _starts(ix)]
+                for ix in self._indices
+            ]
 
     def voter_errors(self, g):
         """Errors of each voter of half ``g`` on its rows (int64 NumPy)."""
@@ -485,11 +495,23 @@ class _Problem:
             return post.stochastic_loss(nat, ErrorMask(errors), None)
         if rows is not None:
             return post.stochastic_loss(nat, votes[rows], labels[rows])
+        held = [None] * len(_starts(votes)) if self.class_votes is None else self.class_votes[g]
         parts = [
-            post.stochastic_loss(nat, votes[s : s + _R_CHUNK], labels[s : s + _R_CHUNK])
-            for s in range(0, votes.shape[0], _R_CHUNK)
+            post.stochastic_loss(
+                nat, votes[s : s + _R_CHUNK] if c is None else c, labels[s : s + _R_CHUNK]
+            )
+            for s, c in zip(_starts(votes), held, strict=True)
         ]
         return torch.cat(parts)
+
+    def indices(self, g):
+        """The votes of half ``g`` as int64 class indices (the held ones where there are)."""
+        return self.votes[g].long() if self._indices is None else self._indices[g]
+
+
+def _starts(votes):
+    """First row of each chunk of ``_R_CHUNK`` rows."""
+    return range(0, votes.shape[0], _R_CHUNK)
 
 
 def _error_matrix_bytes(groups):
@@ -902,10 +924,10 @@ def _vote_loss(problem, g, w, rows=None):
         errors = problem.errors[g] if rows is None else problem.errors[g][rows]
         gap = torch.sub(2.0 * (errors @ w), w.sum())
         return torch.nn.functional.softplus(20.0 * gap).mean()
-    votes = problem.votes[g] if rows is None else problem.votes[g][rows]
+    votes = problem.indices(g) if rows is None else problem.indices(g)[rows]
     labels = problem.labels[g] if rows is None else problem.labels[g][rows]
     scores = torch.zeros(votes.shape[0], problem.n_classes, dtype=w.dtype, device=w.device)
-    scores.scatter_add_(1, votes.long(), w.expand(votes.shape[0], -1))
+    scores.scatter_add_(1, votes, w.expand(votes.shape[0], -1))
     return torch.nn.functional.cross_entropy(20.0 * scores, labels)
 
 

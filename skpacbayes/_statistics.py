@@ -16,6 +16,8 @@ their rows (stumps, prefit voters, the halves of a split forest) or one row set 
 them as float64 rates, the certificate reads the same counts (:func:`certified_statistics`).
 """
 
+import contextlib
+import contextvars
 import math
 from dataclasses import dataclass
 
@@ -31,6 +33,7 @@ __all__ = [
     "certified_statistics",
     "chunk_counts",
     "count_statistics",
+    "shared_votes",
 ]
 
 _PAIR_STATISTICS = frozenset({"tandem", "disagreement"})
@@ -38,6 +41,25 @@ _BLOCK_BYTES = 64 * 2**20  # temporaries per block of rows of the pair products
 _KEEP_VOTES_BYTES = 512 * 2**20  # vote matrix kept between passes (else computed again)
 _CHUNK_ROWS = 2**16
 _EXACT_ROWS = 2**24  # float32 sums of 0/1 products are exact integers below this
+_SHARED = contextvars.ContextVar("skpacbayes_shared_votes", default=None)
+
+
+@contextlib.contextmanager
+def shared_votes():
+    """Within this block, fits of the same fitted voters on the same ``X`` share one vote matrix.
+
+    A selection estimator fits several candidates on one sample; when they are given the
+    same fitted (e.g. frozen) voter bank, the first :class:`VotePasses` that keeps its votes
+    hands them to the next ones instead of computing them again. The key is the identity
+    of the voters and of ``X`` (both held by the entry, so neither identity can be reused
+    while the block is open); the kept chunks are read-only. Each thread or process of a
+    parallel backend has its own context, hence its own (or no) sharing.
+    """
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
 
 
 class VotePasses:
@@ -67,6 +89,19 @@ class VotePasses:
         itemsize = 1 if voters.n_classes_ <= 127 else 8
         self._keep = self.n_rows * voters.n_voters_ * itemsize <= keep_bytes
         self._kept = None
+        self._shared = _SHARED.get() if self._keep else None
+        if self._shared is not None:
+            entry = self._shared.get((id(voters), id(X)))
+            self._kept = None if entry is None else entry[2]
+
+    def _store(self, kept):
+        """Keep ``kept`` (read-only) for the next passes, and for the other fits of a
+        :func:`shared_votes` block."""
+        for _, votes in kept:
+            votes.setflags(write=False)
+        self._kept = kept
+        if self._shared is not None:
+            self._shared[(id(self.voters), id(self.X))] = (self.voters, self.X, kept)
 
     def chunks(self):
         """Yield ``(start, votes)`` for consecutive chunks of rows."""
@@ -80,7 +115,7 @@ class VotePasses:
                 kept.append((start, votes))
             yield start, votes
         if kept is not None:
-            self._kept = kept
+            self._store(kept)
 
     def statistics(self, y_idx, scheme, pairs, device="cpu"):
         """One pass: the counts of :func:`count_statistics`."""
@@ -104,9 +139,12 @@ class VotePasses:
         """The whole vote matrix (the per-row optimisers need it)."""
         if self._kept is not None and len(self._kept) == 1:
             return self._kept[0][1]
-        votes = self.voters.votes(self.X)
+        if self._kept is not None:
+            votes = np.concatenate([chunk for _, chunk in self._kept])
+        else:
+            votes = self.voters.votes(self.X)
         if self._keep:
-            self._kept = [(0, votes)]
+            self._store([(0, votes)])
         return votes
 
 

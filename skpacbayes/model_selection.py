@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes._fit_params import reject_fit_params
 from skpacbayes._parallel import as_completed
+from skpacbayes._statistics import shared_votes
 
 __all__ = ["BoundSelectionClassifier", "bound_scorer"]
 
@@ -190,6 +191,11 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
     ``1 - delta`` every candidate's bound holds, hence ``bound_`` (the
     minimum) upper-bounds the true risk of ``predict``.
 
+    Candidates given the same fitted voters (for instance one
+    :class:`~sklearn.frozen.FrozenEstimator` of a fitted bank) and fitted in
+    the same process compute the vote matrix of the training rows once and
+    share it (when it fits in 512 MiB).
+
     Parameters
     ----------
     estimators : list of estimators
@@ -292,14 +298,15 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
             for i, est in enumerate(self.estimators)
         )
         self.estimators_ = [None] * len(self.estimators)
-        for done, (i, est, seconds) in enumerate(as_completed(jobs, self.n_jobs), start=1):
-            self.estimators_[i] = est
-            if self.verbose:
-                print(
-                    f"{type(self).__name__}: {done}/{len(self.estimators)} candidate {i} "
-                    f"({type(est).__name__}): bound {est.bound_:.4f} ({seconds:.1f} s)",
-                    flush=True,
-                )
+        with shared_votes():  # candidates on the same fitted voters: one vote matrix
+            for done, (i, est, seconds) in enumerate(as_completed(jobs, self.n_jobs), start=1):
+                self.estimators_[i] = est
+                if self.verbose:
+                    print(
+                        f"{type(self).__name__}: {done}/{len(self.estimators)} candidate {i} "
+                        f"({type(est).__name__}): bound {est.bound_:.4f} ({seconds:.1f} s)",
+                        flush=True,
+                    )
         self.bounds_ = np.array([est.bound_ for est in self.estimators_])
         self.best_index_ = int(np.argmin(self.bounds_))
         self.best_estimator_ = self.estimators_[self.best_index_]

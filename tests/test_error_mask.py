@@ -1,10 +1,11 @@
-"""The training fast path (precomputed float error masks) gives the losses of the votes path."""
+"""The training fast paths (precomputed float error masks, held class indices and counts) give
+the losses of the votes path."""
 
 import pytest
 import torch
 
 from skpacbayes.posteriors import Categorical, Dirichlet, Gaussian
-from skpacbayes.posteriors._base import ErrorMask
+from skpacbayes.posteriors._base import ClassVotes, ErrorMask
 
 
 def _case(n_classes, seed=0, b=300, n=40):
@@ -44,6 +45,45 @@ def test_error_mask_is_refused_where_votes_are_needed():
         cat.stochastic_loss(torch.ones(votes.shape[1]), mask, y)
     with pytest.raises(TypeError, match="2-D floating"):
         ErrorMask(votes)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("n_classes", [3, 7])
+def test_class_votes_give_the_losses_and_gradients_of_the_votes(dtype, n_classes):
+    votes, y = _case(n_classes, b=500)
+    votes[:40, :] = 0  # rows where most classes have no vote
+    post = Gaussian(votes.shape[1], n_classes)
+    raw = post.init_raw(generator=torch.Generator().manual_seed(1), dtype=dtype)
+    held = ClassVotes(votes, n_classes, dtype)
+    assert torch.equal(held.counts.sum(dim=1), torch.full((500,), 40.0, dtype=dtype))
+
+    def loss_and_grad(v):
+        raw.grad = None
+        r = post.stochastic_loss(post.natural(raw), v, y)
+        (r * torch.linspace(0.5, 1.5, r.numel(), dtype=dtype)).sum().backward()
+        return r.detach().clone(), raw.grad.clone()
+
+    r_votes, g_votes = loss_and_grad(votes)
+    r_held, g_held = loss_and_grad(held)
+    # the same sums, up to the order of the additions
+    tol = {"rtol": 1e-5, "atol": 1e-6} if dtype == torch.float32 else {"rtol": 1e-12, "atol": 0}
+    torch.testing.assert_close(r_held, r_votes, **tol)
+    torch.testing.assert_close(g_held, g_votes, **tol)
+
+
+def test_class_votes_are_refused_where_they_do_not_apply():
+    votes, y = _case(3)
+    held = ClassVotes(votes, 3)
+    n = votes.shape[1]
+    for post in (Categorical(n, 3), Dirichlet(n, 3), Gaussian(n, 4)):
+        with pytest.raises(ValueError, match="ClassVotes"):
+            post.stochastic_loss(post.natural(post.init_raw()), held, y)
+    with pytest.raises(ValueError, match="ClassVotes"):  # losses of the vote itself
+        Gaussian(n, 3).deterministic_loss(torch.ones(n), held, y)
+    with pytest.raises(ValueError, match=r"class indices in \[0, 2\)"):
+        ClassVotes(votes, 2)
+    with pytest.raises(TypeError, match="2-D integer"):
+        ClassVotes(votes.float(), 3)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])

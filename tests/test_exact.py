@@ -111,3 +111,30 @@ def test_newton_root_is_the_same_on_numpy_and_on_torch(upper):
     on_torch = _newton_root(torch.from_numpy(q), torch.from_numpy(eps), upper).numpy()
     assert isinstance(on_numpy, np.ndarray)
     np.testing.assert_allclose(on_numpy, on_torch, rtol=1e-13, atol=1e-300)
+
+
+@pytest.mark.parametrize("upper", [True, False])
+def test_float32_training_root_on_the_cpu_is_the_float64_root_rounded(upper):
+    """A float32 training objective on the CPU steers with the float64 Newton root rounded to
+    float32: within a few float32 ulps of the bisection's conservative end, and the same
+    gradient (the implicit one, from the root)."""
+    import torch
+
+    from skpacbayes.bounds._kl import _bisect, _kl_inv, _solve
+
+    rng = np.random.default_rng(2)
+    q = torch.tensor(np.concatenate([[0.0, 0.5, 0.999], rng.uniform(0.01, 0.99, 200)]))
+    eps = torch.tensor(np.concatenate([[0.1, 0.0, 1e-3], 10.0 ** rng.uniform(-5, 0, 200)]))
+    q32, eps32 = q.float(), eps.float()
+    steered = _solve(q32, eps32, upper, steer=True)
+    assert steered.dtype == torch.float32
+    float64_root = _solve(q32.double(), eps32.double(), upper, steer=True).float()
+    torch.testing.assert_close(steered, float64_root, rtol=0, atol=0)
+    bisected = _solve(q32, eps32, upper)
+    interior = (q32 > 0) & (eps32 > 0)
+    assert torch.equal(steered[~interior], bisected[~interior])
+    torch.testing.assert_close(steered, bisected, rtol=4e-7, atol=1e-7)
+    assert torch.equal(bisected, _bisect(q32, eps32, upper).where(interior, bisected))
+    # the training path (inputs that require gradients) takes the steered root
+    q_req = q32.clone().requires_grad_(True)
+    assert torch.equal(_kl_inv(q_req, eps32, upper).detach(), steered)

@@ -90,6 +90,45 @@ def test_vote_passes_keep_the_votes_only_within_budget():
     assert calls == [30, 30, 30, 10] * 2  # computed again at every pass
 
 
+@pytest.mark.parametrize("path", ["counts", "rows"])
+def test_selection_candidates_on_frozen_voters_share_one_vote_matrix(path):
+    from sklearn.base import clone
+    from sklearn.frozen import FrozenEstimator
+
+    from skpacbayes.model_selection import BoundSelectionClassifier
+
+    X, y = load_iris(return_X_y=True)
+    bank = SplitForest(n_estimators=8, random_state=0).fit(X, y)
+    calls = []
+    original = bank.votes
+
+    def counting(rows, **kwargs):
+        calls.append(rows.shape[0])
+        return original(rows, **kwargs)
+
+    bank.votes = counting
+    frozen = FrozenEstimator(bank)
+    if path == "counts":
+        candidates = [
+            cls(voters=frozen, random_state=0)
+            for cls in (FirstOrderBoundClassifier, SecondOrderBoundClassifier, OccamBoundClassifier)
+        ]
+    else:
+        candidates = [
+            FirstOrderBoundClassifier(
+                voters=frozen, posterior="gaussian", prior=t, max_epochs=0, random_state=0
+            )
+            for t in (0.5, 1.0, 2.0)
+        ]
+    sel = BoundSelectionClassifier(candidates).fit(X, y)
+    assert calls.count(X.shape[0]) == 1  # one vote matrix of the training rows for all three
+    shared = [est.bound_ for est in sel.estimators_]
+    calls.clear()
+    alone = [clone(c).set_params(delta=sel.delta / 3).fit(X, y).bound_ for c in candidates]
+    assert calls.count(X.shape[0]) == 3  # outside a selection, each fit computes its own
+    assert shared == alone  # the same certificates to the last digit
+
+
 def test_counts_add_over_disjoint_rows():
     a = VoteStatistics(np.array([2, 3]), np.array([1, 0]), np.eye(2, dtype=int), np.ones((2, 2)))
     b = VoteStatistics(np.array([1, 1]), np.array([1, 1]), np.eye(2, dtype=int), np.ones((2, 2)))

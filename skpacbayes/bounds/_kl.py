@@ -231,15 +231,19 @@ def _bisect(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
 def _solve(q, eps, upper: bool, steer=False):
     """Exact edge cases (theory page, 'The kl inverses') around the bisection.
 
-    ``steer``: a float64 training objective (its inputs require gradients) or a search on
-    NumPy arrays, whose value only steers an optimiser: Newton's root without the bracketed
+    ``steer``: a training objective (its inputs require gradients) or a search on NumPy
+    arrays, whose value only steers an optimiser: Newton's root without the bracketed
     search that certifies the conservative end (every certificate calls with tensors that do
-    not require gradients). NumPy arrays are only accepted with ``steer``.
+    not require gradients), in float64; a float32 objective on the CPU gets that root
+    rounded to float32 (on an accelerator it keeps the bisection's fixed steps, which read
+    no value back). NumPy arrays are only accepted with ``steer``.
     """
     xp = _namespace(q)
     with torch.no_grad():
         if steer and q.dtype == xp.float64:
             p = _newton(q, eps, upper)
+        elif steer and q.device.type == "cpu" and eps.device.type == "cpu":
+            p = _newton(q.double(), eps.double(), upper).to(q.dtype)
         else:
             p = _bisect(q, eps, upper)
         one, zero = xp.ones_like(p), xp.zeros_like(p)

@@ -23,7 +23,7 @@ from ._random import _rand as _rand
 from ._random import _randn as _randn
 from ._random import init_noise as init_noise
 from ._random import log_gamma_variates as log_gamma_variates
-from ._vote_sums import ErrorMask
+from ._vote_sums import ClassVotes, ErrorMask
 from ._vote_sums import exact_total as exact_total
 from ._vote_sums import margin_is_nonpositive as margin_is_nonpositive
 from ._vote_sums import not_strict_winner as not_strict_winner
@@ -360,7 +360,9 @@ class Posterior:
             raise ValueError(f"nat must have shape ({self.n_voters},), got {tuple(nat.shape)}.")
         return nat
 
-    def _votes(self, votes, device, y=None, need_y=True):
+    def _votes(self, votes, device, y=None, need_y=True, class_votes=False):
+        """Checked ``(votes, y)``; ``class_votes``: :class:`ClassVotes` are taken (the
+        multi-class Gaussian's stochastic loss)."""
         if isinstance(votes, ErrorMask):
             if votes.shape[1] != self.n_voters or y is not None or not need_y:
                 raise ValueError(
@@ -368,6 +370,20 @@ class Posterior:
                     "(stochastic losses only)."
                 )
             return votes, None
+        if isinstance(votes, ClassVotes):
+            if not (class_votes and need_y) or votes.counts.shape[1:] != (self.n_classes,):
+                raise ValueError(
+                    "ClassVotes are taken by the stochastic loss of a multi-class Gaussian "
+                    "posterior only, built with its number of classes."
+                )
+            if votes.shape[1] != self.n_voters:
+                raise ValueError(
+                    f"votes must have shape (b, {self.n_voters}), got {tuple(votes.shape)}."
+                )
+            y = _check_integer_tensor(y, "y", device)
+            if y.dim() != 1 or y.shape[0] != votes.shape[0]:
+                raise ValueError(f"y must have shape ({votes.shape[0]},), got {tuple(y.shape)}.")
+            return votes, y
         votes = _check_integer_tensor(votes, "votes", device)
         if votes.dim() != 2 or votes.shape[1] != self.n_voters:
             raise ValueError(

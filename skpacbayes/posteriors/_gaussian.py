@@ -203,8 +203,9 @@ class Gaussian(Posterior):
         ----------
         nat : array-like or torch.Tensor of shape (n_voters,)
             Natural parameter of the posterior (float32 for training, float64 for a certificate).
-        votes : torch.Tensor of shape (b, n_voters)
-            Integer class indices voted by each voter on each example.
+        votes : torch.Tensor of shape (b, n_voters) or ClassVotes
+            Integer class indices voted by each voter on each example (with more than two
+            classes, also held as :class:`~skpacbayes.posteriors._vote_sums.ClassVotes`).
         y : torch.Tensor of shape (b,)
             Integer class indices of the true labels.
 
@@ -223,7 +224,7 @@ class Gaussian(Posterior):
         tensor([0.5000])
         """
         nat = self._checked(nat)
-        votes, y = self._votes(votes, nat.device, y)
+        votes, y = self._votes(votes, nat.device, y, class_votes=self.n_classes > 2)
         exact = self._exact(nat)
         if self.n_classes == 2:
             hi, lo = vote_sums(nat, votes, y, "margin", 2, exact)
