@@ -192,9 +192,9 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
     minimum) upper-bounds the true risk of ``predict``.
 
     Candidates given the same fitted voters (for instance one
-    :class:`~sklearn.frozen.FrozenEstimator` of a fitted bank) and fitted in
-    the same process compute the vote matrix of the training rows once and
-    share it (when it fits in 512 MiB).
+    :class:`~sklearn.frozen.FrozenEstimator` of a fitted bank) and fitted one
+    after another (``n_jobs`` None or 1) compute the vote matrix of the
+    training rows once and share it (when it fits in 512 MiB).
 
     Parameters
     ----------
