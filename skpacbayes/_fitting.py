@@ -495,12 +495,13 @@ class _Problem:
             return post.stochastic_loss(nat, ErrorMask(errors), None)
         if rows is not None:
             return post.stochastic_loss(nat, votes[rows], labels[rows])
-        held = [None] * len(_starts(votes)) if self.class_votes is None else self.class_votes[g]
+        if self.class_votes is None:
+            chunks = [votes[s : s + _R_CHUNK] for s in _starts(votes)]
+        else:
+            chunks = self.class_votes[g]
         parts = [
-            post.stochastic_loss(
-                nat, votes[s : s + _R_CHUNK] if c is None else c, labels[s : s + _R_CHUNK]
-            )
-            for s, c in zip(_starts(votes), held, strict=True)
+            post.stochastic_loss(nat, chunk, labels[s : s + _R_CHUNK])
+            for s, chunk in zip(_starts(votes), chunks, strict=True)
         ]
         return torch.cat(parts)
 

@@ -80,6 +80,8 @@ def test_class_votes_are_refused_where_they_do_not_apply():
             post.stochastic_loss(post.natural(post.init_raw()), held, y)
     with pytest.raises(ValueError, match="ClassVotes"):  # losses of the vote itself
         Gaussian(n, 3).deterministic_loss(torch.ones(n), held, y)
+    with pytest.raises(ValueError, match=r"y must be class indices in \[0, 3\)"):
+        Gaussian(n, 3).stochastic_loss(torch.zeros(n), held, y + 3)
     with pytest.raises(ValueError, match=r"class indices in \[0, 2\)"):
         ClassVotes(votes, 2)
     with pytest.raises(TypeError, match="2-D integer"):

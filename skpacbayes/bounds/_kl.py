@@ -136,11 +136,12 @@ def _newton(q, eps, upper):
     Where Newton's root fails the bracket test of :func:`_newton_bracket` (it did not
     converge), the bisection's root replaces it. Tensors or NumPy arrays (the same kind back);
     float64 tensors on the CPU are viewed as arrays, without a copy: the same operations on
-    NumPy take a tenth of the time on the few numbers of a training objective.
+    NumPy take a tenth of the time on the few numbers of a training objective; other CPU
+    tensors (the float32 training) get the float64 root rounded to their dtype.
     """
     if isinstance(q, torch.Tensor) and q.device.type == "cpu" and eps.device.type == "cpu":
-        p = _newton_root(q.detach().numpy(), eps.detach().numpy(), upper)
-        return torch.from_numpy(np.asarray(p))
+        p = _newton_root(q.detach().double().numpy(), eps.detach().double().numpy(), upper)
+        return torch.from_numpy(np.asarray(p)).to(q.dtype)
     return _newton_root(q, eps, upper)
 
 
@@ -240,10 +241,9 @@ def _solve(q, eps, upper: bool, steer=False):
     """
     xp = _namespace(q)
     with torch.no_grad():
-        if steer and q.dtype == xp.float64:
+        on_cpu = xp is np or (q.device.type == "cpu" and eps.device.type == "cpu")
+        if steer and (q.dtype == xp.float64 or on_cpu):
             p = _newton(q, eps, upper)
-        elif steer and q.device.type == "cpu" and eps.device.type == "cpu":
-            p = _newton(q.double(), eps.double(), upper).to(q.dtype)
         else:
             p = _bisect(q, eps, upper)
         one, zero = xp.ones_like(p), xp.zeros_like(p)

@@ -370,26 +370,19 @@ class Posterior:
                     "(stochastic losses only)."
                 )
             return votes, None
-        if isinstance(votes, ClassVotes):
-            if not (class_votes and need_y) or votes.counts.shape[1:] != (self.n_classes,):
-                raise ValueError(
-                    "ClassVotes are taken by the stochastic loss of a multi-class Gaussian "
-                    "posterior only, built with its number of classes."
-                )
-            if votes.shape[1] != self.n_voters:
-                raise ValueError(
-                    f"votes must have shape (b, {self.n_voters}), got {tuple(votes.shape)}."
-                )
-            y = _check_integer_tensor(y, "y", device)
-            if y.dim() != 1 or y.shape[0] != votes.shape[0]:
-                raise ValueError(f"y must have shape ({votes.shape[0]},), got {tuple(y.shape)}.")
-            return votes, y
-        votes = _check_integer_tensor(votes, "votes", device)
-        if votes.dim() != 2 or votes.shape[1] != self.n_voters:
+        held = isinstance(votes, ClassVotes)  # checked class indices, with their counts
+        if held and (not (class_votes and need_y) or votes.counts.shape[1:] != (self.n_classes,)):
+            raise ValueError(
+                "ClassVotes are taken by the stochastic loss of a multi-class Gaussian "
+                "posterior only, built with its number of classes."
+            )
+        if not held:
+            votes = _check_integer_tensor(votes, "votes", device)
+        if len(votes.shape) != 2 or votes.shape[1] != self.n_voters:
             raise ValueError(
                 f"votes must have shape (b, {self.n_voters}), got {tuple(votes.shape)}."
             )
-        if votes.numel() and checks_enabled():
+        if not held and votes.numel() and checks_enabled():
             lo, hi = torch.aminmax(votes)
             if int(lo) < 0 or int(hi) >= self.n_classes:
                 raise ValueError(

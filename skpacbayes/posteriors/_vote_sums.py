@@ -141,6 +141,11 @@ class ClassVotes:
         """Shape ``(b, n_voters)`` of the votes."""
         return self.indices.shape
 
+    @property
+    def dtype(self):
+        """Integer dtype of the indices (int64)."""
+        return self.indices.dtype
+
 
 # ---------------------------------------------------------------------------------------------
 # Sums of weights over vote patterns
@@ -307,6 +312,15 @@ class _VoteSums(torch.autograd.Function):
         return grad, None, None, None, None, None
 
 
+def _scatter_levels(parts, idx, k):
+    """Per row, the sum of each weight level over the voters of each class: ``(r, k)`` each."""
+    r = idx.shape[0]
+    return [
+        torch.zeros(r, k, dtype=p.dtype, device=p.device).scatter_add_(1, idx, p.expand(r, -1))
+        for p in parts
+    ]
+
+
 class _ClassSums(torch.autograd.Function):
     """Class sums ``P_j = sum_{v_i = j} w_i`` and vote counts ``n_j``.
 
@@ -323,13 +337,7 @@ class _ClassSums(torch.autograd.Function):
         k = n_classes
         b, n = votes.shape
         if isinstance(votes, ClassVotes):  # indices and counts held: one scatter per part
-            idx = votes.indices
-            sums = [
-                torch.zeros(b, k, dtype=w.dtype, device=w.device).scatter_add_(
-                    1, idx, part.expand(b, -1)
-                )
-                for part in parts
-            ]
+            sums = _scatter_levels(parts, votes.indices, k)
             hi = torch.stack(sums[:-1]) if len(sums) > 1 else sums[0].new_zeros((0, b, k))
             counts = votes.counts.to(w.dtype, copy=True)  # an output of its own
             ctx.votes = votes
@@ -345,12 +353,7 @@ class _ClassSums(torch.autograd.Function):
             r = v.shape[0]
             idx = idx_buf[:r]
             idx.copy_(v)
-            sums = [
-                torch.zeros(r, k, dtype=w.dtype, device=w.device).scatter_add_(
-                    1, idx, part.expand(r, -1)
-                )
-                for part in parts
-            ]
+            sums = _scatter_levels(parts, idx, k)
             lo[s : s + r] = sums[-1]
             for level, part_sum in enumerate(sums[:-1]):
                 hi[level, s : s + r] = part_sum
