@@ -152,7 +152,7 @@ def main():
         print(f"'before' column: skpacbayes from {os.path.abspath(args.compare_with)}")
     before_head = f" {'cpu s before':>12s} {'bound before':>12s}" if args.compare_with else ""
     print(
-        f"{'task':40s}{before_head} {'cpu s':>7s} {'cuda s':>15s} {'cpu bound':>10s} "
+        f"{'task':40s}{before_head} {'cpu s':>7s} {'cuda s':>15s} {'cpu bound':>12s} "
         f"{'cuda bound':>15s} {'|diff|':>8s} {'cpu test':>8s} {'cuda test':>9s}"
     )
     worst = 0.0
@@ -171,16 +171,16 @@ def main():
             cpu_s, cpu_bound, cpu_err = (_median(runs["cpu"], k) for k in range(3))
         before = ""
         if args.compare_with:
-            before = f" {_median(runs['before'], 0):12.2f} {_median(runs['before'], 1):12.6f}"
+            before = f" {_median(runs['before'], 0):12.2f} {_median(runs['before'], 1):12.9f}"
         if cuda:
             cuda_s, cuda_bound, cuda_err = (_median(runs["cuda"], k) for k in range(3))
             diff = abs(cuda_bound - cpu_bound)
             worst = max(worst, 0.0 if math.isnan(diff) else diff)
-            cuda_cols = f"{cuda_s:15.2f} {cpu_bound:10.6f} {cuda_bound:15.6f} {diff:8.1e}"
+            cuda_cols = f"{cuda_s:15.2f} {cpu_bound:12.9f} {cuda_bound:15.9f} {diff:8.1e}"
             tail = f" {cpu_err:8.4f} {cuda_err:9.4f}"
         else:
             na = "n/a (no CUDA)"
-            cuda_cols = f"{na:>15s} {cpu_bound:10.6f} {na:>15s} {'':>8s}"
+            cuda_cols = f"{na:>15s} {cpu_bound:12.9f} {na:>15s} {'':>8s}"
             tail = f" {cpu_err:8.4f} {'':>9s}"
         print(f"{label:40s}{before} {cpu_s:7.2f} {cuda_cols}{tail}", flush=True)
     if cuda:

@@ -1,99 +1,196 @@
-"""Where a fit's time goes on a device: the Adam loop (per step), the polish, the certificate.
+"""Where a full-batch fit's time goes on a device: votes, transfer, starts, L-BFGS, certificate.
 
 Usage::
 
-    python benchmarks/bench_device_phases.py DEVICE DATA_HOME N_ROWS
+    python benchmarks/bench_device_phases.py DEVICE N_ROWS [POSTERIOR ...] [--profile]
 
-``DEVICE`` is ``cpu`` or ``cuda``. Tasks, on all rows (no test split): the synthetic task of
-``bench_device.py`` with ``N_ROWS`` rows (20 Gaussian features, 400 stumps, FO categorical,
-3 epochs, batch 1024 then 16384), then adult from ``DATA_HOME`` (FO dirichlet, 20 epochs,
-batch 1024 then 8192), after a small warm-up fit. Each phase (the Adam loop, the L-BFGS
-polish, the float64 certificate) is timed between two device synchronisations, so its
-seconds are its own; the Adam steps are counted, and ``ms/step`` is the loop's time per
-step. A step whose time does not grow with the batch is bound by the host (the launches of
-many small kernels), not by the device.
+``DEVICE`` is ``cpu`` or ``cuda``. The task is the synthetic one of ``bench_device.py``
+(``N_ROWS`` x 20 Gaussian features, 400 stumps, 80/20 stratified split, ``random_state=0``),
+fitted by ``FirstOrderBoundClassifier`` with each ``POSTERIOR`` (default: dirichlet gaussian),
+after a small warm-up fit. Each phase is timed between two device synchronisations, so its
+seconds are its own:
+
+* ``votes``: the vote matrix of the training rows (NumPy, on the host);
+* ``problem``: the error matrices on the training device and the float64 copy of the votes
+  for the certificate (``_Problem``, twice);
+* ``starts``: the mapped starts of the per-row families (their scale scans and the vote
+  start's cross-entropy);
+* ``lbfgs``: every L-BFGS run, with its objective-and-gradient evaluations counted
+  (``ms/eval``: the L-BFGS seconds over the evaluations, scipy's own work included) and
+  how many of the runs (the vote start's included) replayed a CUDA graph;
+* ``certificate``: the float64 certificate on the host.
+
+The floor of one evaluation is one read of the float32 error matrix for the forward
+mat-vec and one for the backward (printed as ``floor ms/eval`` from the bytes and the
+device's bandwidth, ``--bandwidth`` GB/s, measured by a large device-to-device copy when
+omitted). ``--profile`` also prints torch.profiler's table of the tenth evaluation of the
+first L-BFGS run (kernels and their device time).
 """
 
+import argparse
 import collections
 import sys
 import time
 
+import numpy as np
 import torch
+from sklearn.model_selection import train_test_split
 
 import skpacbayes._fitting as fitting
+import skpacbayes._statistics as statistics
+import skpacbayes._training as training
 from skpacbayes import FirstOrderBoundClassifier
 from skpacbayes.voters import StumpBank
 
 sys.path.insert(0, "benchmarks")
-from bench_device import _real, _synthetic  # noqa: E402
-
-PHASES = ("fit_posteriors", "train", "polish", "_certify")
+from bench_device import _synthetic  # noqa: E402
 
 
-def _timed(device, seconds, steps):
-    """Wrap the phases of ``skpacbayes._fitting`` and ``Adam.step`` with timers."""
+def _bandwidth(device):
+    """GB/s of a device-to-device copy of 1 GiB (bytes read plus bytes written)."""
+    x = torch.empty(2**28, dtype=torch.float32, device=device)
+    y = torch.empty_like(x)
+    for _ in range(2):
+        y.copy_(x)
+    _sync(device)
+    start = time.perf_counter()
+    for _ in range(5):
+        y.copy_(x)
+    _sync(device)
+    return 5 * 2 * x.numel() * 4 / (time.perf_counter() - start) / 1e9
 
-    def sync():
-        if device == "cuda":
-            torch.cuda.synchronize()
 
-    def wrap(name):
-        inner = getattr(fitting, name)
+def _sync(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+class _Timers:
+    """Wraps the engine's phases with timers between two device synchronisations."""
+
+    def __init__(self, device, profile):
+        self.device = device
+        self.profile = profile
+        self.seconds = collections.defaultdict(float)
+        self.evaluations = 0
+        self.runs = 0
+        self.graphs = []  # per L-BFGS run: whether its evaluation was captured as a CUDA graph
+        self.active = []  # the phases being timed, outermost first
+
+    def reset(self):
+        self.seconds.clear()
+        self.evaluations = self.runs = 0
+        self.graphs = []
+
+    def wrap(self, owner, name, phase):
+        inner = getattr(owner, name)
 
         def timed(*args, **kwargs):
-            sync()
+            self.active.append(phase)
+            _sync(self.device)
             start = time.perf_counter()
-            out = inner(*args, **kwargs)
-            sync()
-            seconds[name] += time.perf_counter() - start
-            return out
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                _sync(self.device)
+                self.active.pop()
+                self.seconds[phase] += time.perf_counter() - start
 
-        setattr(fitting, name, timed)
+        setattr(owner, name, timed)
 
-    for name in PHASES:
-        wrap(name)
-    adam_step = torch.optim.Adam.step
+    def count_evaluations(self):
+        inner = fitting.minimize_lbfgs
 
-    def counted(self, *args, **kwargs):
-        steps[0] += 1
-        return adam_step(self, *args, **kwargs)
+        def counted(params, objective, **kwargs):
+            if self.active[-1:] != ["lbfgs"]:  # the vote start's cross-entropy: a start
+                return inner(params, objective, **kwargs)
+            self.runs += 1
 
-    torch.optim.Adam.step = counted
-    return sync
+            def evaluation():
+                self.evaluations += 1
+                if self.profile and self.runs == 1 and self.evaluations == 10:
+                    return self._profiled(objective, params)
+                return objective()
+
+            return inner(params, evaluation, **kwargs)
+
+        fitting.minimize_lbfgs = counted
+        capture = training.cuda_graph
+
+        def recorded(params, evaluate, logger=None):
+            replay = capture(params, evaluate, logger=print)
+            self.graphs.append(replay is not None)
+            return replay
+
+        training.cuda_graph = recorded
+
+    def _profiled(self, objective, params):
+        activities = [torch.profiler.ProfilerActivity.CPU]
+        if self.device == "cuda":
+            activities.append(torch.profiler.ProfilerActivity.CUDA)
+        with torch.profiler.profile(activities=activities) as prof:
+            loss = objective()
+            loss.backward(retain_graph=True)
+            _sync(self.device)
+        for p in params:
+            p.grad = None
+        key = "self_cuda_time_total" if self.device == "cuda" else "self_cpu_time_total"
+        print(prof.key_averages().table(sort_by=key, row_limit=20), flush=True)
+        kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+        print(f"device kernels in one evaluation (forward and backward): {len(kernels)}")
+        return objective()
 
 
 def main():
-    device, data_home, n_rows = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    seconds, steps = collections.defaultdict(float), [0]
-    sync = _timed(device, seconds, steps)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("device", choices=["cpu", "cuda"])
+    parser.add_argument("rows", type=int)
+    parser.add_argument("posteriors", nargs="*", default=["dirichlet", "gaussian"])
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--bandwidth", type=float, default=None)
+    args = parser.parse_args()
+    device = args.device
+    bandwidth = args.bandwidth or _bandwidth(device)
+    print(f"torch {torch.__version__}, {device}, copy bandwidth {bandwidth:.0f} GB/s", flush=True)
+    timers = _Timers(device, args.profile)
+    timers.wrap(statistics.VotePasses, "whole", "votes")
+    timers.wrap(fitting._Problem, "__init__", "problem")
+    timers.wrap(fitting, "_row_starts", "starts")
+    timers.wrap(fitting, "_run_lbfgs", "lbfgs")
+    timers.wrap(fitting, "_certify", "certificate")
+    timers.count_evaluations()
 
-    def run(label, X, y, params, epochs, batch):
-        seconds.clear()
-        steps[0] = 0
-        sync()
+    def run(label, X, y, posterior):
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
+        timers.reset()
+        _sync(device)
         start = time.perf_counter()
         est = FirstOrderBoundClassifier(
-            **params, max_epochs=epochs, batch_size=batch, random_state=0, device=device
-        ).fit(X, y)
-        sync()
+            posterior=posterior,
+            voters=StumpBank(n_thresholds=10),
+            random_state=0,
+            device=device,
+        ).fit(X_tr, y_tr)
+        _sync(device)
         total = time.perf_counter() - start
-        per_step = 1000 * seconds["train"] / max(steps[0], 1)
+        s = timers.seconds
+        n_eval = max(timers.evaluations, 1)
+        floor = 2 * 4 * X_tr.shape[0] * 400 / (bandwidth * 1e9) * 1e3
         print(
-            f"{label:26s} epochs={epochs:<3d} batch={batch:<6d} total {total:6.2f} s  "
-            f"train {seconds['train']:6.2f} s ({steps[0]} steps, {per_step:6.2f} ms/step)  "
-            f"polish {seconds['polish']:5.2f} s  certificate {seconds['_certify']:5.2f} s  "
-            f"bound {est.bound_:.6f}",
+            f"{label:34s} total {total:7.2f} s  votes {s['votes']:6.2f}  "
+            f"problem {s['problem']:6.2f}  starts {s['starts']:6.2f}  "
+            f"lbfgs {s['lbfgs']:7.2f} ({timers.runs} runs, {timers.evaluations} evals, "
+            f"{sum(timers.graphs)}/{len(timers.graphs)} graphed, "
+            f"{1e3 * s['lbfgs'] / n_eval:7.2f} ms/eval, floor {floor:.2f} ms/eval)  "
+            f"certificate {s['certificate']:6.2f}  bound {est.bound_:.6f}  "
+            f"test {np.mean(est.predict(X_te) != y_te):.4f}",
             flush=True,
         )
 
-    X, y = _synthetic(n_rows)
-    stumps = {"posterior": "categorical", "voters": StumpBank(n_thresholds=10)}
-    run("warm-up", X[:5000], y[:5000], stumps, 2, 1024)
-    run(f"synthetic {n_rows} FO cat", X, y, stumps, 3, 1024)
-    run(f"synthetic {n_rows} FO cat", X, y, stumps, 3, 16384)
-    X, y = _real("adult", data_home, None)
-    run("adult FO dirichlet", X, y, {"posterior": "dirichlet"}, 20, 1024)
-    run("adult FO dirichlet", X, y, {"posterior": "dirichlet"}, 20, 8192)
+    X, y = _synthetic(args.rows)
+    run("warm-up 5000 dirichlet", X[:5000], y[:5000], "dirichlet")
+    for posterior in args.posteriors:
+        run(f"synthetic {args.rows} FO {posterior}", X, y, posterior)
 
 
 if __name__ == "__main__":

@@ -404,8 +404,8 @@ def _run_lbfgs(estimator, posteriors, objective, start):
 def _mixture(alpha_raw, fixed, n_groups, dtype, device):
     if n_groups == 1:
         return torch.ones(1, dtype=dtype, device=device)
-    if fixed is not None:
-        a = torch.tensor(fixed, dtype=dtype, device=device)
+    if fixed is not None:  # a fill on the device, not a copy from the host (capturable)
+        a = torch.full((), fixed, dtype=dtype, device=device)
     else:
         a = torch.sigmoid(alpha_raw)
     return torch.stack([a, 1 - a])
@@ -677,7 +677,8 @@ def _train_rows(estimator, problem, seed, solver):
     # Gaussian posterior, the vote start at 0.637 and the prior end on the constant vote at
     # 0.518 and the best voter's start, at 0.720, at 0.477)
     fixed = estimator._fixed_mixture_weight()
-    weights = _mixture(torch.zeros(()), fixed, problem.n_groups, torch.float32, problem.device)
+    alpha_raw = torch.zeros((), device=problem.device)
+    weights = _mixture(alpha_raw, fixed, problem.n_groups, torch.float32, problem.device)
     mapped = _row_starts(estimator, problem, checked_free, weights)
     values = {k: value for k, (_, value) in mapped.items()}
     runs = {

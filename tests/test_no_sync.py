@@ -417,3 +417,97 @@ def test_full_batch_evaluations_make_no_host_synchronisation(monkeypatch, cls, p
     assert evaluations
     for events in evaluations:  # the evaluation itself never waits; the solver reads it once
         assert not events, [name for name, _ in events]
+
+
+# ---------------------------------------------------------------------------------------------
+# CUDA graphs: one captured evaluation, replayed at every L-BFGS evaluation
+# ---------------------------------------------------------------------------------------------
+_GRAPH_CASES = [
+    (FirstOrderBoundClassifier, {"posterior": "dirichlet"}),
+    (FirstOrderBoundClassifier, {"posterior": "gaussian"}),
+    (BinomialBoundClassifier, {"posterior": "categorical"}),
+    (FirstOrderBoundClassifier, {"voters": SplitForest(n_estimators=6, random_state=0)}),
+]
+
+
+def test_cuda_graph_is_not_used_off_cuda():
+    from skpacbayes._training import cuda_graph
+
+    p = torch.zeros(3, requires_grad=True)
+    assert cuda_graph([p], lambda: (p**2).sum()) is None
+
+
+@pytest.mark.parametrize(("cls", "params"), _GRAPH_CASES)
+def test_replayed_evaluations_train_as_the_eager_ones(monkeypatch, cls, params):
+    # a stand-in for the graph with its semantics (one static output tensor, overwritten by
+    # each replay at the parameters' current values): the solver must read every replay
+    # through it and end where the eager evaluations end
+    from skpacbayes import _training
+
+    replays = []
+
+    def static_output(params_, evaluate, logger=None):
+        out = evaluate().clone()
+
+        def replay():
+            replays.append(1)
+            out.copy_(evaluate())
+            return out
+
+        return replay
+
+    def fit():
+        return cls(solver="lbfgs", max_epochs=8, random_state=0, **params).fit(_X, _Y)
+
+    eager = fit()
+    monkeypatch.setattr(_training, "cuda_graph", static_output)
+    replayed = fit()
+    assert replays
+    assert replayed.bound_ == eager.bound_
+    np.testing.assert_array_equal(replayed.history_, eager.history_)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize(("cls", "params"), _GRAPH_CASES)
+def test_cuda_graphs_capture_every_run_and_certify_as_eager(monkeypatch, cls, params):
+    from skpacbayes import _training
+
+    captured = []
+
+    def counted(params_, evaluate, logger=None):
+        replay = cuda_graph(params_, evaluate, logger=reasons.append)
+        captured.append(replay is not None)
+        return replay
+
+    cuda_graph, reasons = _training.cuda_graph, []
+    common = dict(solver="lbfgs", max_epochs=20, random_state=0, device="cuda", **params)
+    monkeypatch.setattr(_training, "cuda_graph", counted)
+    graphed = cls(**common).fit(_X, _Y)
+    assert captured and all(captured), reasons
+    monkeypatch.setattr(_training, "cuda_graph", lambda *args, **kwargs: None)
+    eager = cls(**common).fit(_X, _Y)
+    assert graphed.bound_ == pytest.approx(eager.bound_, abs=1e-6)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_graph_falls_back_where_the_evaluation_copies_from_the_host():
+    from skpacbayes._training import cuda_graph, minimize_lbfgs
+
+    p = torch.zeros(3, device="cuda", requires_grad=True)
+
+    def objective():  # a pageable host-to-device copy inside: not capturable
+        return ((p - torch.tensor([1.0, 2.0, 3.0], device="cuda")) ** 2).sum()
+
+    reasons = []
+
+    def evaluate():
+        p.grad = None
+        loss = objective()
+        loss.backward()
+        return torch.cat([p.grad.double(), loss.detach().reshape(1).double()])
+
+    assert cuda_graph([p], evaluate, logger=reasons.append) is None
+    assert len(reasons) == 1 and "CUDA graph not used" in reasons[0]
+    result = minimize_lbfgs([p], objective)
+    assert result.value == pytest.approx(0.0, abs=1e-10)
+    np.testing.assert_allclose(p.detach().cpu().numpy(), [1.0, 2.0, 3.0], atol=1e-5)
