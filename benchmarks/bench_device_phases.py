@@ -20,6 +20,9 @@ seconds are its own:
   how many of the runs (the vote start's included) replayed a CUDA graph;
 * ``certificate``: the float64 certificate on the host.
 
+Before each fit's line, the engine's lines on each L-BFGS run (its end and iterations) and
+on the starts (each start's objective, each run's end, the lowest kept).
+
 The floor of one evaluation is one read of the float32 error matrix for the forward
 mat-vec and one for the backward (printed as ``floor ms/eval`` from the bytes and the
 device's bandwidth, ``--bandwidth`` GB/s, measured by a large device-to-device copy when
@@ -120,9 +123,25 @@ class _Timers:
         def recorded(params, evaluate, logger=None):
             replay = capture(params, evaluate, logger=print)
             self.graphs.append(replay is not None)
-            return replay
+            if replay is None or self.active[-1:] != ["lbfgs"]:
+                return replay
+
+            def counted_replay():  # a replay is an evaluation the objective does not see
+                self.evaluations += 1
+                return replay()
+
+            return counted_replay
 
         training.cuda_graph = recorded
+
+    def show_ends(self):
+        """Print the engine's lines on each L-BFGS run and on the starts and ends."""
+
+        def log(estimator, message):
+            if message.startswith(("starts:", "L-BFGS:")):
+                print(f"  {message}", flush=True)
+
+        fitting._log = log
 
     def _profiled(self, objective, params):
         activities = [torch.profiler.ProfilerActivity.CPU]
@@ -159,6 +178,7 @@ def main():
     timers.wrap(fitting, "_run_lbfgs", "lbfgs")
     timers.wrap(fitting, "_certify", "certificate")
     timers.count_evaluations()
+    timers.show_ends()
 
     def run(label, X, y, posterior):
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)

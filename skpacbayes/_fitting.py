@@ -432,16 +432,14 @@ class _Problem:
         self.votes = []
         self.labels = []
         self.rows = []  # position in the full sample -> row of the half (-1: not used)
+        blocks = []
         for g in groups:
             post = make_posterior(
                 estimator.posterior, len(g.voters), self.n_classes, estimator.prior
             )
             self.posteriors.append(post)
-            self.votes.append(
-                torch.from_numpy(np.ascontiguousarray(votes[np.ix_(g.samples, g.voters)])).to(
-                    device
-                )
-            )
+            blocks.append(_block(votes, g))
+            self.votes.append(torch.from_numpy(blocks[-1]).to(device))
             self.labels.append(torch.from_numpy(y_idx[g.samples].astype(np.int64)).to(device))
             rows = np.full(self.n_samples, -1, dtype=np.int64)
             rows[g.samples] = np.arange(g.samples.size)
@@ -455,8 +453,8 @@ class _Problem:
         uses_votes = estimator.posterior == "gaussian" and self.n_classes > 2
         if dtype != torch.float64 and not uses_votes and hold_errors:
             self.errors = [
-                (v != lab[:, None].to(v.dtype)).to(dtype)
-                for v, lab in zip(self.votes, self.labels, strict=True)
+                _error_matrix(block, v, y_idx[g.samples], lab, dtype)
+                for block, v, g, lab in zip(blocks, self.votes, groups, self.labels, strict=True)
             ]
         # The multi-class Gaussian's votes as int64 indices with their vote counts, once, in
         # chunks of rows (the class sums then skip both at every evaluation); within a budget
@@ -508,6 +506,32 @@ class _Problem:
     def indices(self, g):
         """The votes of half ``g`` as int64 class indices (the held ones where there are)."""
         return self.votes[g].long() if self._indices is None else self._indices[g]
+
+
+def _block(votes, group):
+    """The votes of ``group`` (its rows, its voters) as a C-contiguous copy.
+
+    Every voter in order (one group, or out-of-bag): a take of the rows, about twenty times
+    faster than the fancy indexing ``np.ix_`` needs for a subset of the columns.
+    """
+    n_voters = votes.shape[1]
+    if group.voters.size == n_voters and np.array_equal(group.voters, np.arange(n_voters)):
+        return np.take(votes, group.samples, axis=0)
+    return np.ascontiguousarray(votes[np.ix_(group.samples, group.voters)])
+
+
+def _error_matrix(block, votes, y, labels, dtype):
+    """The 0/1 errors ``block != y`` in ``dtype`` on the device of ``votes`` (its tensor).
+
+    On the CPU one NumPy comparison writes them in place (torch's comparison, then its
+    conversion from bool, took about ten times as long on a million rows); elsewhere the
+    device compares its own copy of the votes.
+    """
+    if votes.device.type != "cpu":
+        return (votes != labels[:, None].to(votes.dtype)).to(dtype)
+    errors = torch.empty(block.shape, dtype=dtype)
+    np.not_equal(block, y.astype(block.dtype)[:, None], out=errors.numpy(), casting="unsafe")
+    return errors
 
 
 def _starts(votes):

@@ -426,7 +426,10 @@ _GRAPH_CASES = [
     (FirstOrderBoundClassifier, {"posterior": "dirichlet"}),
     (FirstOrderBoundClassifier, {"posterior": "gaussian"}),
     (BinomialBoundClassifier, {"posterior": "categorical"}),
-    (FirstOrderBoundClassifier, {"voters": SplitForest(n_estimators=6, random_state=0)}),
+    (  # two halves and a free mixture weight
+        FirstOrderBoundClassifier,
+        {"posterior": "gaussian", "voters": SplitForest(n_estimators=6, random_state=0)},
+    ),
 ]
 
 
