@@ -12,6 +12,9 @@ exits 1 if a bound differs by more than 1e-6)::
 
     python benchmarks/bench_device.py --tasks synthetic-dirichlet synthetic-gaussian synthetic
 
+Run on an NVIDIA H200 (``--cuda-only``, the CPU columns from this 2-core machine):
+``benchmarks/results/device_h200.txt``.
+
 Tasks (each an 80/20 stratified split, ``random_state=0``):
 
 * ``synthetic``: ``--rows`` x 20 Gaussian features, label from the first five; 400 stumps
