@@ -483,7 +483,7 @@ def minimize_lbfgs(params, objective, *, max_iter=100, ftol=1e-10, bounds=None, 
         except (ValueError, RuntimeError):  # parameters pushed out of the valid range
             return math.inf, np.zeros_like(x)
         value = float(flat[-1])
-        grad = flat[:-1].numpy().copy()
+        grad = flat[:-1].numpy().copy()  # scipy keeps it; a replay's output is overwritten
         if not (math.isfinite(value) and np.all(np.isfinite(grad))):
             return math.inf, np.zeros_like(x)
         if value < best["value"]:
@@ -493,8 +493,7 @@ def minimize_lbfgs(params, objective, *, max_iter=100, ftol=1e-10, bounds=None, 
     start = fun(best["x"].copy())[0]
     history = [start]
     n_iter = 0
-    if max_iter > 0 and math.isfinite(start):
-        unpack(best["x"])
+    if max_iter > 0 and math.isfinite(start):  # the parameters hold the start
         graph["replay"] = cuda_graph(params, evaluate, logger=logger)
 
         def callback(intermediate_result):
