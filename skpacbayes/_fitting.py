@@ -432,14 +432,12 @@ class _Problem:
         self.votes = []
         self.labels = []
         self.rows = []  # position in the full sample -> row of the half (-1: not used)
-        blocks = []
         for g in groups:
             post = make_posterior(
                 estimator.posterior, len(g.voters), self.n_classes, estimator.prior
             )
             self.posteriors.append(post)
-            blocks.append(_block(votes, g))
-            self.votes.append(torch.from_numpy(blocks[-1]).to(device))
+            self.votes.append(torch.from_numpy(_block(votes, g)).to(device))
             self.labels.append(torch.from_numpy(y_idx[g.samples].astype(np.int64)).to(device))
             rows = np.full(self.n_samples, -1, dtype=np.int64)
             rows[g.samples] = np.arange(g.samples.size)
@@ -453,8 +451,7 @@ class _Problem:
         uses_votes = estimator.posterior == "gaussian" and self.n_classes > 2
         if dtype != torch.float64 and not uses_votes and hold_errors:
             self.errors = [
-                _error_matrix(block, v, y_idx[g.samples], lab, dtype)
-                for block, v, g, lab in zip(blocks, self.votes, groups, self.labels, strict=True)
+                _error_matrix(v, lab, dtype) for v, lab in zip(self.votes, self.labels, strict=True)
             ]
         # The multi-class Gaussian's votes as int64 indices with their vote counts, once, in
         # chunks of rows (the class sums then skip both at every evaluation); within a budget
@@ -520,17 +517,18 @@ def _block(votes, group):
     return np.ascontiguousarray(votes[np.ix_(group.samples, group.voters)])
 
 
-def _error_matrix(block, votes, y, labels, dtype):
-    """The 0/1 errors ``block != y`` in ``dtype`` on the device of ``votes`` (its tensor).
+def _error_matrix(votes, labels, dtype):
+    """The 0/1 errors ``votes != labels`` in ``dtype``, on the device of the tensors.
 
-    On the CPU one NumPy comparison writes them in place (torch's comparison, then its
-    conversion from bool, took about ten times as long on a million rows); elsewhere the
-    device compares its own copy of the votes.
+    On the CPU one NumPy comparison writes them in place, on views of the tensors (torch's
+    comparison, then its conversion from bool, took about ten times as long on a million
+    rows); elsewhere the device compares.
     """
     if votes.device.type != "cpu":
         return (votes != labels[:, None].to(votes.dtype)).to(dtype)
-    errors = torch.empty(block.shape, dtype=dtype)
-    np.not_equal(block, y.astype(block.dtype)[:, None], out=errors.numpy(), casting="unsafe")
+    errors = torch.empty(votes.shape, dtype=dtype)
+    v = votes.numpy()
+    np.not_equal(v, labels.numpy().astype(v.dtype)[:, None], out=errors.numpy(), casting="unsafe")
     return errors
 
 
