@@ -300,14 +300,14 @@ def run_optimisers(args, mvb):
         "Every posterior evaluated with the same formulas (skpacbayes.bounds): FO = 2 "
         "kl_inv_upper(<q,e>, (KL + ln(2 sqrt(r)/delta))/r), TND = 4 kl_inv_upper(q^T T q, "
         "(2 KL + ln(2 sqrt(r2)/delta))/r2); bounds in %. Times: median of "
-        f"{args.repeats} calls, s, one BLAS thread each, torch intra-op threads "
+        f"{args.repeats} calls, ms (count: s), one BLAS thread each, torch intra-op threads "
         f"{_torch_threads()}. SO path = SecondOrderBoundClassifier's whole optimisation "
         "on these counts (the tandem search); SO cert = that "
         "classifier's certificate on the same bank."
     )
     header = (
-        "| data | seed | m | r | r2 | count s | FO ours s / bound | FO mvb s / bound | "
-        "TND ours s / bound | SO path s / bound | TND mvb s / bound | SO cert |"
+        "| data | seed | m | r | r2 | count s | FO ours ms / bound | FO mvb ms / bound | "
+        "TND ours ms / bound | SO path ms / bound | TND mvb ms / bound | SO cert |"
     )
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
@@ -317,7 +317,7 @@ def run_optimisers(args, mvb):
         for key in _OPTIMISERS:
             t = np.median([row[key][0] for row in rows])
             b = 100 * np.mean([row[key][1] for row in rows])
-            out.append(f"{t:.4f} / {b:.3f}")
+            out.append(f"{1000 * t:.3f} / {b:.3f}")
         return " | ".join(out)
 
     for name in args.datasets:
@@ -335,7 +335,8 @@ def run_optimisers(args, mvb):
         cert = 100 * np.mean([row["SO cert"] for row in rows])
         count = np.median([row["count_time"] for row in rows])
         print(
-            f"| {name} | median s / mean bound | | | | {count:.3f} | {cells(rows)} | {cert:.3f} |",
+            f"| {name} | median time / mean bound | | | | {count:.3f} | {cells(rows)} | "
+            f"{cert:.3f} |",
             flush=True,
         )
 

@@ -8,8 +8,9 @@ minimal among the posteriors of no larger divergence, which reduces both to one-
 searches:
 
 * :func:`gibbs_search`: the minimisers of ``<q, e>`` at a given divergence are the Gibbs
-  posteriors ``q_beta(i) ~ pi_i exp(-beta e_i)``, ``beta in [0, +inf]``; the bound is scanned
-  on a log-grid of ``beta`` and refined by a bounded scalar search;
+  posteriors ``q_beta(i) ~ pi_i exp(-beta e_i)``, ``beta in [0, +inf]``; the sign of the
+  bound's slope along them has a closed form, scanned on a log-grid of ``beta`` and located
+  where it turns positive;
 * :func:`tandem_search`: the minimisers of the convex quadratic ``q^T T q`` at a given
   divergence are the minimisers of ``q^T T q + lambda KL(q || pi)``, ``lambda >= 0`` (a
   strictly convex problem for ``lambda > 0`` when ``T`` is positive semidefinite, as it is on
@@ -22,17 +23,21 @@ m)``, ``t = 1`` or ``2``); the estimator certifies the weights from scratch afte
 """
 
 import numpy as np
+import torch
 from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
+from scipy.special import expit, logit
 
 from skpacbayes._parallel import thread_limit
 from skpacbayes.bounds import seeger_epsilon
 from skpacbayes.bounds._kl import newton_kl_inv_upper
+from skpacbayes.bounds._pacbayes import _seeger_eps
 
 __all__ = ["gibbs_posterior", "gibbs_search", "tandem_search"]
 
-_BETA_PER_DECADE = 12
-_BETA_ZOOM = 32  # points of each finer grid
+_SCAN_PER_DECADE = 4  # sign of the first-order slope, points per decade of beta
+_ZOOM_POINTS = 64  # points of the cell where the sign changes
+_STATIONARY_NEWTON_STEPS = 4
 _LAMBDA_ZOOM = 8
 _LAMBDA_PER_DECADE = 2
 _INNER_MAX_ITER = 200
@@ -143,18 +148,90 @@ def _zoom(values_at, grid, levels, points):
     return point, value
 
 
+class _GibbsPath:
+    """The Gibbs posteriors ``q_beta`` of one group and the slope of the first-order objective
+    along them, on a vector of ``log beta`` at once.
+
+    With ``s = <q_beta, e>``, ``K = KL(q_beta || pi)``, ``eps = (K + ln(2 sqrt(m) / delta)) / m``
+    and ``p = kl_inv_upper(s, eps)``, the derivatives ``ds / dbeta = -Var`` and ``dK / dbeta =
+    beta Var`` (``Var`` the variance of the rates under ``q_beta``) give
+
+        dp / dbeta = Var p (1 - p) / (p - s) * (beta / m - (logit p - logit s)).
+
+    Write ``p_u = expit(logit s + u)``: ``kl(s || p_u) = ln(1 - s + s e^u) - s u`` (the
+    cumulant generating function of a Bernoulli(s) at ``u``, less its mean), which increases
+    with ``u > 0``, and ``p = p_u`` at the ``u > 0`` where it equals ``eps``. So the slope has
+    the sign of ``kl(s || p_{beta / m}) - eps`` (:meth:`slope_sign`), a closed form without a
+    kl inverse; at a stationary point ``u = beta / m`` and the objective is ``p_u``.
+    """
+
+    def __init__(self, rates, log_prior, m, delta):
+        self.best = float(rates.min())
+        self.shifted = rates - self.best
+        self.log_prior = log_prior
+        self.m = float(m)
+        # eps = this + K / m (the unchecked form: m and delta are the search's own)
+        constants = torch.tensor([0.0, self.m, float(delta)], dtype=torch.float64)
+        self.eps_at_zero = float(_seeger_eps(*constants))
+
+    def statistics(self, log_betas):
+        """``(s, eps, beta / m)`` at each ``log beta`` (float64 arrays)."""
+        beta = np.exp(log_betas)
+        logits = self.log_prior - beta[:, None] * self.shifted
+        top = logits.max(axis=1)
+        weights = np.exp(logits - top[:, None])
+        total = weights.sum(axis=1)
+        shift = (weights @ self.shifted) / total  # <q_beta, e> - min e
+        # KL(q_beta || pi) = -beta <q_beta, e - min e> - ln sum_i pi_i exp(-beta (e_i - min e))
+        divergence = np.maximum(-beta * shift - (np.log(total) + top), 0.0)
+        return self.best + shift, self.eps_at_zero + divergence / self.m, beta / self.m
+
+    @staticmethod
+    def _gap(s, eps, u):
+        """``kl(s || p_u) - eps`` (``s = 0``: ``p_u = 0``, ``-eps``)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            kl_u = np.log1p(s * np.expm1(u)) - s * u
+        return np.where(s > 0, kl_u, 0.0) - eps
+
+    def slope_sign(self, log_betas):
+        """A number of the sign of the objective's slope at each ``log beta``."""
+        return self._gap(*self.statistics(log_betas))
+
+    def stationary_value(self, log_beta):
+        """The objective at a stationary ``log beta`` (near one, at an interpolated root):
+        ``p_u`` with ``u`` the root of ``kl(s || p_u) = eps``, by Newton's method from ``u =
+        beta / m`` (the derivative in ``u`` is ``p_u - s``; the function is convex)."""
+        s, eps, u = self.statistics(np.array([log_beta]))
+        for _ in range(_STATIONARY_NEWTON_STEPS):
+            p = expit(logit(s) + u)
+            u = np.maximum(u - self._gap(s, eps, u) / (p - s), 0.5 * u)
+        return float(expit(logit(s) + u)[0])
+
+
+def _crossings(x, h):
+    """Where ``h`` (sampled at the increasing ``x``) crosses from negative to non-negative:
+    the linear interpolation of each crossing, with its bracket."""
+    at = np.flatnonzero((h[:-1] < 0) & (h[1:] >= 0))
+    roots = x[at] - h[at] * (x[at + 1] - x[at]) / (h[at + 1] - h[at])
+    return [(float(r), float(x[i]), float(x[i + 1])) for r, i in zip(roots, at, strict=True)]
+
+
 @_single_threaded
 def gibbs_search(rates, m, delta, prior=None):
     """The Gibbs posterior minimising the first-order objective ``kl_inv_upper(<q, e>, eps)``.
 
     ``eps = (KL(q || pi) + ln(2 sqrt(m) / delta)) / m``. The minimum over every posterior of
-    the simplex is reached on the Gibbs family (:ref:`theory-statistics`). The objective is
-    evaluated on a log-grid of ``beta`` (12 points per decade) from ``0.01 / spread`` to
-    ``50 / gap`` (``spread`` and ``gap`` the largest and the smallest positive difference of a
-    rate to the smallest one; at the top of the grid every voter but the best carries less
-    than ``e^-50`` of their weight), plus ``beta = 0`` and ``+inf``, then twice on 32 points
-    between the neighbours of the best one (a resolution of about 0.05 % in ``beta``); each
-    grid is one vectorised evaluation.
+    the simplex is reached on the Gibbs family (:ref:`theory-statistics`), and along it the
+    objective decreases exactly where ``beta < m (logit p - logit <q_beta, e>)``, ``p`` the
+    objective (:class:`_GibbsPath`): its local minima are where the sign of that comparison
+    turns from negative to positive, and the sign needs no kl inverse. The sign is evaluated
+    on a log-grid of ``beta`` (4 points per decade) from ``0.01 / spread`` to ``50 / gap``
+    (``spread`` and ``gap`` the largest and the smallest positive difference of a rate to the
+    smallest one; at the top every voter but the best carries less than ``e^-50`` of their
+    weight); each change of sign is located on 64 points of its cell and interpolated, and the
+    lowest of these minima is kept, against ``beta = 0`` (the prior) where the slope is
+    already positive at the bottom of the grid and ``beta = +inf`` where it is still negative
+    at its top. Two vectorised evaluations in the usual case of one minimum.
 
     Parameters
     ----------
@@ -186,8 +263,8 @@ def gibbs_search(rates, m, delta, prior=None):
     rates = np.asarray(rates, dtype=np.float64)
     log_prior = _log_prior(rates.size, prior)
     shifted = rates - rates.min()
-    positive = shifted[shifted > 0]
-    if positive.size == 0:  # every voter has the same rate: the prior is optimal
+    positive = shifted[(shifted > 0) & np.isfinite(log_prior)]
+    if positive.size == 0:  # every voter of the prior's support has the same rate: the prior
         q = gibbs_posterior(rates, 0.0, prior)
         return q, float(_objective(q @ rates, _kl(q, log_prior), m, delta, 1))
 
@@ -195,13 +272,21 @@ def gibbs_search(rates, m, delta, prior=None):
         q = gibbs_posterior(rates, np.exp(log_betas), prior)
         return _objective(q @ rates, _kl(q, log_prior), m, delta, 1)
 
+    path = _GibbsPath(rates, log_prior, m, delta)
     lo, hi = np.log(0.01 / positive.max()), np.log(50.0 / positive.min())
-    n_grid = max(8, int(np.ceil((hi - lo) / np.log(10.0) * _BETA_PER_DECADE)))
-    log_beta, value = _zoom(values_at, np.linspace(lo, hi, n_grid), 2, _BETA_ZOOM)
-    ends = np.array([-np.inf, np.inf])
-    for end, end_value in zip(ends, values_at(ends), strict=True):
-        if end_value < value:  # beta = 0 (the prior) or beta = inf
-            log_beta, value = end, float(end_value)
+    grid = np.linspace(lo, hi, max(8, int(np.ceil((hi - lo) / np.log(10.0) * _SCAN_PER_DECADE))))
+    signs = path.slope_sign(grid)
+    candidates = []  # (value, log beta)
+    for _, a, b in _crossings(grid, signs):
+        zoom = np.linspace(a, b, _ZOOM_POINTS)
+        for root, _, _ in _crossings(zoom, path.slope_sign(zoom)):
+            candidates.append((path.stationary_value(root), root))
+    ends = [-np.inf] if not signs[0] < 0 else []  # increasing from the start: the prior
+    ends += [np.inf] if signs[-1] < 0 else []  # still decreasing at the top: beta = inf
+    if ends or not candidates:
+        ends = np.array(ends or [-np.inf, np.inf])
+        candidates += list(zip(values_at(ends).tolist(), ends.tolist(), strict=True))
+    value, log_beta = min(candidates)
     return gibbs_posterior(rates, np.exp(log_beta), prior), value
 
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from skpacbayes._exact import (
+    _GibbsPath,
     _kl,
     _log_prior,
     _objective,
@@ -39,6 +40,64 @@ def test_gibbs_search_is_below_every_posterior(seed, m):
     assert value == pytest.approx(float(_first_order(q, rates, m, 0.05)), abs=1e-12)
     others = _first_order(_random_posteriors(n, rng), rates, m, 0.05)
     assert value <= others.min() + 1e-9
+
+
+def _gibbs_values(rates, log_betas, m, delta, prior=None):
+    """The first-order objective on the Gibbs family, exactly (a kl inverse per point)."""
+    q = gibbs_posterior(rates, np.exp(log_betas), prior)
+    return _objective(q @ rates, _kl(q, _log_prior(rates.size, prior)), m, delta, 1)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_slope_sign_is_the_sign_of_the_objectives_slope(seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.choice([30, 500, 20000]))
+    rates = rng.integers(0, m // 2, size=int(rng.integers(2, 40))) / m
+    path = _GibbsPath(rates, _log_prior(rates.size, None), m, 0.05)
+    x = np.linspace(-3.0, 12.0, 400)
+    values = _gibbs_values(rates, x, m, 0.05)
+    slopes = np.diff(values) / np.diff(x)  # central differences at the midpoints
+    signs = path.slope_sign((x[1:] + x[:-1]) / 2)
+    clear = np.abs(slopes) > 1e-7 * (1 + np.abs(values[1:]))
+    assert clear.sum() > 50
+    np.testing.assert_array_equal(np.sign(signs[clear]), np.sign(slopes[clear]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_stationary_value_is_the_objective_near_a_stationary_point(seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.choice([40, 2000, 50000]))
+    rates = rng.integers(0, m // 2, size=30) / m
+    path = _GibbsPath(rates, _log_prior(rates.size, None), m, 0.05)
+    x = np.linspace(-5.0, 15.0, 2001)
+    h = path.slope_sign(x)
+    (root,) = np.flatnonzero((h[:-1] < 0) & (h[1:] >= 0))
+    for log_beta in x[root] + np.array([-1e-2, 0.0, 1e-4, 1e-2]):  # as far as a scan cell
+        exact = float(_gibbs_values(rates, np.array([log_beta]), m, 0.05)[0])
+        assert path.stationary_value(log_beta) == pytest.approx(exact, abs=1e-13)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_gibbs_search_is_below_the_dense_gibbs_family(seed):
+    """The search's minimum is at most the minimum on 4,000 values of beta and both ends,
+    on rates in clusters (where local minima could hide), some of zero, some prior weights
+    of zero."""
+    rng = np.random.default_rng(100 + seed)
+    m = int(rng.choice([25, 400, 5000, 100000]))
+    centres = rng.uniform(0.0, 0.5, size=3)
+    rates = np.clip(rng.choice(centres, size=50) + rng.normal(0, 1e-3, 50), 0, 1)
+    rates[: seed % 3] = 0.0
+    prior = rng.uniform(size=50) if seed % 2 else None
+    if prior is not None:
+        prior[-3:] = 0.0
+    q, value = gibbs_search(rates, m, 0.05, prior)
+    log_prior = _log_prior(rates.size, prior)
+    assert value == pytest.approx(
+        float(_objective(q @ rates, _kl(q, log_prior), m, 0.05, 1)), abs=1e-12
+    )
+    dense = _gibbs_values(rates, np.linspace(-12.0, 20.0, 4000), m, 0.05, prior)
+    ends = _gibbs_values(rates, np.array([-np.inf, np.inf]), m, 0.05, prior)
+    assert value <= min(dense.min(), ends.min()) + 1e-12
 
 
 def test_gibbs_posterior_ends():
