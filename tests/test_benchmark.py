@@ -79,6 +79,40 @@ def test_compare_embedded_multiclass_csv(tmp_path):
     assert len(csv) == 1 + len(result.rows)
 
 
+def test_compare_runs_costly_fits_first_and_keeps_the_rows_in_order():
+    """Tasks are submitted costliest first (a Gaussian fit before a Categorical one on the
+    counts); the rows, fitted in two processes, come back in the order of the tasks, with the
+    same values as a sequential run."""
+    from skpacbayes.benchmark import _cost_rank
+
+    assert (
+        _cost_rank("Vote", "gaussian")
+        > _cost_rank("FO", "gaussian")
+        > _cost_rank("Bin", "categorical")
+        > _cost_rank("FO", "categorical")
+    )
+    kwargs = dict(
+        seeds=2,
+        methods=["FO", "Occam"],
+        posteriors=["categorical", "gaussian"],
+        max_epochs=2,
+        n_estimators=6,
+        progress=False,
+    )
+    parallel = compare("iris", n_jobs=2, **kwargs)
+    sequential = compare("iris", n_jobs=1, **kwargs)
+    keys = [(r["seed"], r["method"], r["posterior"]) for r in parallel.rows]
+    assert keys == [(r["seed"], r["method"], r["posterior"]) for r in sequential.rows]
+    assert keys[:3] == [
+        (0, "FO", "categorical"),
+        (0, "FO", "gaussian"),
+        (0, "Occam", "categorical"),
+    ]
+    for a, b in zip(parallel.rows, sequential.rows, strict=True):
+        assert a["bound"] == pytest.approx(b["bound"], abs=1e-9)
+        assert a["test_error"] == b["test_error"]
+
+
 def test_compare_rejects_unknown_method():
     with pytest.raises(ValueError, match="Unknown methods"):
         compare("iris", methods=["XYZ"], progress=False)
