@@ -71,8 +71,9 @@ relaxation of the same statement, which is never lower; it is not the figure com
 column "SO cert" is the certificate of ``SecondOrderBoundClassifier(voters=<the same
 bank>)`` fitted on the split (from scratch, safe-side float64 numerics; it recounts the same
 statistics). Times are medians of ``--repeats`` calls of the optimiser alone (not the
-counting, done once, whose time is printed), every optimiser with one BLAS thread (ours pin
-it themselves; mvb is run under the same ``threadpool_limits``). Our searches evaluate the
+counting, done once, whose time is printed), every optimiser with one BLAS thread (the
+tandem search pins it itself, the first-order search calls no BLAS; mvb is run under
+``threadpool_limits(1)``). Our searches evaluate the
 bound with :func:`~skpacbayes.bounds.kl_inv_upper`, which runs in torch: torch's intra-op
 thread count (printed; ``--torch-threads N`` sets it) matters on a loaded machine.
 """
