@@ -1012,3 +1012,24 @@ def test_mixture_decision_scores_keep_the_strict_argmax(alpha):
         assert torch.equal(strict_full, strict_fast)
         assert torch.equal(full.argmax(1), fast.argmax(1))
         assert bool(exact.float().mean() < 1.0) or case is tie
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_error_mask_product_and_its_gradient(dtype):
+    """``ErrorMask.matvec``: the product of the 0/1 errors with the weights (NumPy's BLAS for
+    float32 on the CPU, torch's otherwise) and its gradient ``E.T @ g``; float64, the
+    certificates' precision, is torch's product bit for bit."""
+    from skpacbayes.posteriors._vote_sums import ErrorMask, _matvec
+
+    gen = torch.Generator().manual_seed(0)
+    e = (torch.rand(3000, 37, generator=gen) < 0.3).to(dtype)
+    w = torch.rand(37, generator=gen, dtype=dtype).requires_grad_(True)
+    g = torch.rand(3000, generator=gen, dtype=dtype)
+    out = ErrorMask(e).matvec(w)
+    (out * g).sum().backward()
+    tol = 1e-5 if dtype == torch.float32 else 0.0
+    torch.testing.assert_close(out.detach(), e @ w.detach(), rtol=tol, atol=tol)
+    torch.testing.assert_close(w.grad, e.T @ g, rtol=tol, atol=tol)
+    assert out.dtype == w.grad.dtype == dtype
+    if dtype == torch.float64:
+        assert torch.equal(_matvec(e, w.detach()), e @ w.detach())

@@ -441,7 +441,7 @@ class Dirichlet(Posterior):
         if isinstance(votes, ErrorMask) and not self._exact(nat):
             # the training: the loss read off a table of knots (the certificate, in float64,
             # evaluates it exactly)
-            return dirichlet_loss_table(votes.values @ nat, nat.sum())
+            return dirichlet_loss_table(votes.matvec(nat), nat.sum())
         a_t, a_f, res_t, res_f = self._masses(nat, votes, y)
         return betainc_half(a_t, a_f, a_residual=res_t, b_residual=res_f)
 

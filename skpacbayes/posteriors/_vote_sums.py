@@ -87,6 +87,50 @@ class ErrorMask:
         """Device of the mask."""
         return self.values.device
 
+    def matvec(self, w):
+        """``values @ w``, differentiable in ``w`` (the mask is a constant).
+
+        Parameters
+        ----------
+        w : torch.Tensor of shape (n_voters,)
+            Weights, in the dtype and on the device of the mask.
+
+        Returns
+        -------
+        torch.Tensor of shape (b,)
+            The sum of the weights of the voters that err, row by row.
+        """
+        return _MaskProduct.apply(self.values, w)
+
+
+def _matvec(a, x):
+    """``a @ x`` for a matrix ``a`` and a vector ``x``, values only (no autograd graph).
+
+    A float32 product on the CPU goes through NumPy's BLAS, two to three times faster than
+    torch's own kernel there (measured on an adult-sized 26,048 x 212 error matrix, one
+    thread: 0.31 ms against 0.82 ms for ``E @ w``, 0.24 ms against 0.64 ms for ``E.T @ g``).
+    Only the float32 training objective takes that path (its values steer the optimiser);
+    float64, the certificates' precision, and other devices use torch's product.
+    """
+    if a.dtype == x.dtype == torch.float32 and a.device.type == x.device.type == "cpu":
+        return torch.from_numpy(np.matmul(a.detach().numpy(), x.detach().numpy()))
+    return a @ x
+
+
+class _MaskProduct(torch.autograd.Function):
+    """``e @ w`` for a constant 0/1 matrix ``e``, differentiable in ``w`` (see :func:`_matvec`)."""
+
+    @staticmethod
+    def forward(ctx, e, w):
+        ctx.save_for_backward(e)
+        return _matvec(e, w)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        (e,) = ctx.saved_tensors
+        return None, _matvec(e.T, grad)
+
 
 class ClassVotes:
     """Votes of a batch held as int64 class indices, with their per-row vote counts.
@@ -265,7 +309,7 @@ class _VoteSums(torch.autograd.Function):
         for s in _chunks(b):
             fb, e8 = _chunk_errors(votes, y, n_classes, s, mask, buf)
             r = fb.shape[0]
-            sums = [fb @ part for part in parts]
+            sums = [_matvec(fb, part) for part in parts]
             if mode == "margin":  # (1 - 2 e) . w, level by level (exact for the exact levels)
                 sums = [total - 2.0 * x for total, x in zip(totals, sums, strict=True)]
             lo[s : s + r, 0] = sums[-1]
@@ -277,7 +321,7 @@ class _VoteSums(torch.autograd.Function):
                 else:
                     torch.bitwise_xor(e8, 1, out=e8)
                     fb.copy_(e8)
-                sums = [fb @ part for part in parts]
+                sums = [_matvec(fb, part) for part in parts]
                 lo[s : s + r, 1] = sums[-1]
                 for level, part_sum in enumerate(sums[:-1]):
                     hi[level, s : s + r, 1] = part_sum
@@ -304,11 +348,11 @@ class _VoteSums(torch.autograd.Function):
             fb, _ = _chunk_errors(votes, y, ctx.n_classes, s, mask, buf)
             g = g_lo[s : s + fb.shape[0]]
             if ctx.mode == "err_ok":  # d/dw of [e . w, (1 - e) . w]
-                grad += fb.T @ (g[:, 0] - g[:, 1]) + g[:, 1].sum()
+                grad += _matvec(fb.T, g[:, 0] - g[:, 1]) + g[:, 1].sum()
             elif ctx.mode == "err":
-                grad += fb.T @ g
+                grad += _matvec(fb.T, g)
             else:  # margin = (1 - 2 e) . w
-                grad += g.sum() - 2.0 * (fb.T @ g)
+                grad += g.sum() - 2.0 * _matvec(fb.T, g)
         return grad, None, None, None, None, None
 
 
