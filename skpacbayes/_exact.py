@@ -30,7 +30,7 @@ from scipy.special import expit, logit
 
 from skpacbayes._parallel import thread_limit
 from skpacbayes.bounds import seeger_epsilon
-from skpacbayes.bounds._kl import newton_kl_inv_upper
+from skpacbayes.bounds._kl import _kl_shifted, newton_kl_inv_upper
 from skpacbayes.bounds._pacbayes import _seeger_eps
 
 __all__ = ["gibbs_posterior", "gibbs_search", "tandem_search"]
@@ -191,8 +191,7 @@ class _GibbsPath:
     def _gap(s, eps, u):
         """``kl(s || p_u) - eps`` (``s = 0``: ``p_u = 0``, ``-eps``)."""
         with np.errstate(over="ignore", invalid="ignore"):
-            kl_u = np.log1p(s * np.expm1(u)) - s * u
-        return np.where(s > 0, kl_u, 0.0) - eps
+            return np.where(s > 0, _kl_shifted(s, u), 0.0) - eps
 
     def slope_sign(self, log_betas):
         """A number of the sign of the objective's slope at each ``log beta``."""

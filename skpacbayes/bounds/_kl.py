@@ -104,24 +104,58 @@ def _newton_start(q, eps, upper):
     return xp.where(xp.isnan(p), pinsker, p)
 
 
+def _kl_shifted(q, u):
+    """``kl(q || p_u)`` at ``p_u = expit(logit q + u)``, for ``0 < q < 1``: ``ln(1 - q + q e^u)
+    - q u`` (the cumulant generating function of a Bernoulli(q) at ``u``, less ``q u``).
+
+    Convex in ``u``, with derivative ``p_u - q``: increasing for ``u > 0`` (the upper
+    inverse's side), decreasing for ``u < 0``. Its rounding error grows like ``u q`` against
+    ``kl``, so it only steers (Newton's iterates, the first-order search's slope); a result
+    is checked with :func:`_kl`. Tensors or NumPy arrays.
+    """
+    xp = _namespace(q)
+    return xp.log1p(q * xp.expm1(u)) - q * u
+
+
+def _logit(p):
+    xp = _namespace(p)
+    return xp.log(p) - xp.log1p(-p)
+
+
+def _expit(x):
+    xp = _namespace(x)
+    return 1.0 / (1.0 + xp.exp(-x))
+
+
 def _newton_bracket(q, eps, upper, lo, hi):
     """A narrow bracket of the root (float64), else ``[lo, hi]``, for :func:`_bisect` to finish.
 
     Newton's method on ``kl(q || p) = eps`` from a point on the far side of the root
-    (:func:`_newton_start`), then the bracket ``p (1 +- 2^-44)``, kept for an element only
-    when both ends pass the very test the multi-section search applies (an end inside the kl
-    ball, ``kl <= eps``, and one outside). The search then runs to the end from it, in two or
-    three steps instead of about ten; where the test fails (Newton did not converge) it
-    starts from ``[lo, hi]``. Either way the result is the conservative end of a bracket that
-    contains the root. Tensors or NumPy arrays; returns ``(lo, hi, root, verified)``.
+    (:func:`_newton_start`), run on ``u = logit p - logit q`` where the equation reads
+    :func:`_kl_shifted` ``(q, u) = eps`` (convex in ``u`` and monotone on each side of 0, so
+    the iterates move monotonically to the root, and without the logarithmic singularity
+    that slows them in ``p`` near 1), and a last step in ``p`` on :func:`_kl`; then the
+    bracket ``p (1 +- 2^-44)``, kept for an element
+    only when both ends pass the very test the multi-section search applies (an end inside
+    the kl ball, ``kl <= eps`` by :func:`_kl`, and one outside). The search then runs to the
+    end from it, in two or three steps instead of about ten; where the test fails (Newton did
+    not converge) it starts from ``[lo, hi]``. Either way the result is the conservative end
+    of a bracket that contains the root. Tensors or NumPy arrays; returns ``(lo, hi, root,
+    verified)``.
     """
     xp = _namespace(q)
     tiny = xp.finfo(q.dtype).tiny
-    p = xp.clip(_newton_start(q, eps, upper), tiny, 1.0 - 2.0**-53)
+    start = xp.clip(_newton_start(q, eps, upper), tiny, 1.0 - 2.0**-53)
+    base = _logit(q)  # infinite at q = 0 or 1, where the test below fails or _solve decides
+    u = _logit(start) - base
     for _ in range(_NEWTON_STEPS):
-        slope = (p - q) / (p * (1.0 - p))
-        step = (_kl(q, p) - eps) / slope
-        p = xp.clip(xp.where(xp.isfinite(step), p - step, p), tiny, 1.0 - 2.0**-53)
+        step = (_kl_shifted(q, u) - eps) / (_expit(base + u) - q)
+        u = xp.where(xp.isfinite(step), u - step, u)
+    p = xp.clip(_expit(base + u), tiny, 1.0 - 2.0**-53)
+    # ``base + u`` carries an absolute error of about ``|logit q|`` ulps: a last step in ``p``
+    # with the accurate kl restores full relative precision where ``q`` or ``p`` is tiny
+    step = (_kl(q, p) - eps) * (p * (1.0 - p)) / (p - q)
+    p = xp.clip(xp.where(xp.isfinite(step), p - step, p), tiny, 1.0 - 2.0**-53)
     near_lo, near_hi = p * (1.0 - _NEWTON_WIDTH), p * (1.0 + _NEWTON_WIDTH)
     inside_lo, inside_hi = _kl(q, near_lo) <= eps, _kl(q, near_hi) <= eps
     # upper: [lo inside, hi outside]; lower: [lo outside, hi inside]
