@@ -13,9 +13,11 @@ scratch in float64, at full resolution.
 Moves: H1 clips the smallest weights (a scan over how many), H2 moves single
 coordinates to enlarge the partition gap, H3 rescales the L1 norm (Dirichlet
 and Gaussian, whose objective is profiled over the scale); finally, Categorical and
-Dirichlet weights are re-assigned to the voters by their errors. The number of
-objective evaluations is capped (``max_evaluations``) so that the run time is
-bounded and deterministic; the scans are thinned on large supports.
+Dirichlet weights are re-assigned to the voters by their errors. The search runs in two
+branches after its first clip scan (its best and its second best candidate), the lower end
+kept. The number of objective evaluations is capped (``max_evaluations``, half of it for
+the second branch) so that the run time is bounded and deterministic; the scans are thinned
+on large supports.
 """
 
 import numpy as np
@@ -24,6 +26,9 @@ import torch
 _SEARCH_BITS = 16
 _SCALES = np.exp(np.linspace(-4.0, 6.0, 11))
 _DIRICHLET_FLOORS = (1e-1, 1e-2, 1e-3)
+# budgets of the branches of the search after its first clip scan, in shares of
+# max_evaluations (tighten_partition)
+_BRANCH_BUDGETS = (1.0, 0.5)
 
 
 class _Budget(Exception):
@@ -57,9 +62,14 @@ class PartitionObjective:
         Mixture weights of the halves.
     max_evaluations : int
         Evaluations after which :class:`_Budget` is raised.
+    cache : dict, optional
+        Values already computed, by the bytes of ``theta`` (shared between the branches of
+        one search; a value read from it is not counted as an evaluation).
     """
 
-    def __init__(self, estimator, posteriors, m, groups, gibbs, errors, mixture, max_evaluations):
+    def __init__(
+        self, estimator, posteriors, m, groups, gibbs, errors, mixture, max_evaluations, cache=None
+    ):
         self.estimator = estimator
         self.posteriors = posteriors
         self.m = list(m)
@@ -71,6 +81,7 @@ class PartitionObjective:
         self.offsets = np.cumsum([0] + [g.voters.size for g in groups])
         self.evaluations = 0
         self.max_evaluations = max_evaluations
+        self.cache = {} if cache is None else cache
 
     def flatten(self, natural, mixture):
         if len(natural) == 1 or self.family != "categorical":
@@ -105,13 +116,21 @@ class PartitionObjective:
         return out
 
     def __call__(self, theta):
+        theta = np.asarray(theta, dtype=np.float64)
+        key = theta.tobytes()
+        if key in self.cache:
+            return self.cache[key]
+        if self.evaluations >= self.max_evaluations:
+            raise _Budget
+        self.evaluations += 1
+        self.cache[key] = value = self._value(theta)
+        return value
+
+    def _value(self, theta):
         from skpacbayes import bounds
         from skpacbayes._certificate import _KL_SLACK
         from skpacbayes._deployed import deployed_classifier, partition_terms
 
-        if self.evaluations >= self.max_evaluations:
-            raise _Budget
-        self.evaluations += 1
         if not np.all(np.isfinite(theta)) or (self.family != "gaussian" and theta.sum() <= 0):
             return np.inf
         natural, mixture = self.unflatten(theta)
@@ -222,7 +241,7 @@ def _heavier_side(theta):
     return set(groups[0] if totals[0] >= totals[1] else groups[1])
 
 
-def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
+def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40, h1_rank=0):
     """Run H1-H3 on ``theta`` and return the best parameters found.
 
     Parameters
@@ -236,6 +255,10 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
         Rounds of H1 + H2 (+ H3), stopped early when a round gains < 1e-12.
     max_coordinates : int
         H2 visits at most this many of the largest coordinates per pass.
+    h1_rank : int, default=0
+        Which point the first clip scan moves to: 0, the best of its candidates (below the
+        start); ``r``, the ``r``-th best of their distinct values (a second branch of the
+        search, :func:`tighten_partition`), or the start where there are fewer.
 
     Returns
     -------
@@ -257,13 +280,20 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40):
     best_value = np.inf
     try:
         best_value = objective(best)
-        for _ in range(max_rounds):
+        for round_ in range(max_rounds):
             start_value = best_value
             # H1: clip scan
+            scanned = []
             for cand in list(_clip_candidates(best, family)):
                 value, point = J(cand)
-                if value < best_value - 1e-12:
+                scanned.append((value, point))
+                if value < best_value - 1e-12 and not (round_ == 0 and h1_rank):
                     best, best_value = point, value
+            if round_ == 0 and h1_rank:
+                below = {round(v, 9): (v, p) for v, p in scanned if v < best_value - 1e-12}
+                ranked = sorted(below.values(), key=lambda vp: vp[0])
+                if len(ranked) > h1_rank:
+                    best_value, best = ranked[h1_rank]
             # H2: multiplicative coordinate moves
             eta = 0.5
             while eta >= 1 / 64:
@@ -297,17 +327,32 @@ def tighten_partition(
     """Apply :func:`tighten` to a trained posterior; returns (natural, mixture).
 
     The arguments but ``natural`` and ``max_evaluations`` are those of
-    :class:`PartitionObjective`. Categorical and Dirichlet weights found are then
-    re-assigned so that the largest go to the voters with the fewest errors
+    :class:`PartitionObjective`. The search runs in two branches, with budgets of
+    ``max_evaluations`` and half of it (the values of the first are read by the second for
+    free, its first clip scan among them): the first clip scan moves to its best candidate,
+    then to its second best distinct value (:func:`tighten`'s ``h1_rank``); the lower end is
+    kept. The bound is
+    discontinuous in the weights (the partition terms), so the greedy descent from the first
+    scan's choice depends on the last bits of the start; the second branch makes the result
+    at most the first's and less sensitive to them. Categorical and Dirichlet weights found
+    are then re-assigned so that the largest go to the voters with the fewest errors
     (:meth:`PartitionObjective.sorted_by_errors`: the same weights, so the same sparsity),
     kept if that scores lower.
     """
+    cache = {}
 
     def objective_of(budget):
-        return PartitionObjective(estimator, posteriors, m, groups, gibbs, errors, mixture, budget)
+        return PartitionObjective(
+            estimator, posteriors, m, groups, gibbs, errors, mixture, budget, cache
+        )
 
     objective = objective_of(max_evaluations)
-    theta, value = tighten(objective.flatten(natural, mixture), objective, estimator.posterior)
+    start = objective.flatten(natural, mixture)
+    branches = [
+        tighten(start, objective_of(int(share * max_evaluations)), estimator.posterior, h1_rank=r)
+        for r, share in enumerate(_BRANCH_BUDGETS)
+    ]
+    theta, value = min(branches, key=lambda branch: branch[1])  # the first on a tie
     if estimator.posterior != "gaussian":  # weights >= 0
         final = objective_of(_SCALES.size + 1)
         rearranged = final.sorted_by_errors(theta)

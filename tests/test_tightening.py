@@ -77,16 +77,56 @@ def test_rearranged_result_never_ends_above_the_plain_tightening(data, posterior
     problem, groups, inputs = _search_inputs(clf, X, y, torch.float32)
     natural, mixture = clf.posterior_params_, clf.mixture_weights_
 
-    def objective():
-        return PartitionObjective(clf, *inputs, mixture, 600)
+    def objective(budget=600, cache=None):
+        return PartitionObjective(clf, *inputs, mixture, budget, cache)
 
-    plain_theta, plain = tighten(objective().flatten(natural, mixture), objective(), posterior)
+    # the two branches of tighten_partition, replayed: the second reads the first's values
+    cache = {}
+    start = objective().flatten(natural, mixture)
+    plain_theta, plain = tighten(start, objective(600, cache), posterior)
+    second_theta, second = tighten(start, objective(300, cache), posterior, h1_rank=1)
+    best_theta = plain_theta if plain <= second else second_theta
     result = objective().flatten(*tighten_partition(clf, *inputs, natural, mixture))
-    assert objective()(result) <= plain + 1e-12
-    # the same weights as the plain run's, possibly on other voters
+    assert objective()(result) <= min(plain, second) + 1e-12
+    # the same weights as the better branch's, possibly on other voters
     np.testing.assert_allclose(
-        np.sort(result / result.sum()), np.sort(plain_theta / plain_theta.sum())
+        np.sort(result / result.sum()), np.sort(best_theta / best_theta.sum())
     )
+
+
+def test_second_branch_follows_the_second_best_first_scan_candidate():
+    """``h1_rank=1`` moves the first clip scan to its second best distinct value; the
+    search of each branch then descends from there."""
+    target = np.array([0.0, 3.0, 0.0, 0.0])  # clipping all but voter 1 is best...
+
+    def objective(theta):
+        theta = np.asarray(theta, dtype=np.float64)
+        return float(np.sum((theta - target) ** 2) + 2.0 * np.count_nonzero(theta))
+
+    start = np.array([1.0, 3.0, 2.0, 0.5])
+    first, first_value = tighten(start, objective, "categorical", max_rounds=1)
+    second, second_value = tighten(start, objective, "categorical", max_rounds=1, h1_rank=1)
+    assert np.count_nonzero(first) == 1 and np.count_nonzero(second) == 2
+    assert first_value < second_value < objective(start)
+
+
+def test_cached_values_are_not_counted(data):
+    import torch
+
+    from skpacbayes._tightening import PartitionObjective
+
+    X, y = data
+    clf = PartitionBoundClassifier(posterior="dirichlet", max_epochs=0, random_state=0)
+    clf.fit(X, y)
+    _, _, inputs = _search_inputs(clf, X, y, torch.float32)
+    cache = {}
+    first = PartitionObjective(clf, *inputs, clf.mixture_weights_, 2, cache)
+    theta = first.flatten(clf.posterior_params_, clf.mixture_weights_)
+    value = first(theta)
+    second = PartitionObjective(clf, *inputs, clf.mixture_weights_, 0, cache)
+    assert second(theta.copy()) == value and second.evaluations == 0  # read, not counted
+    with pytest.raises(_Budget):
+        second(2.0 * theta)
 
 
 def test_sorted_by_errors_gives_the_largest_weights_to_the_best_voters(data):
