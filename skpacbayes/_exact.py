@@ -26,11 +26,10 @@ import numpy as np
 import torch
 from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
-from scipy.special import expit, logit
 
 from skpacbayes._parallel import thread_limit
 from skpacbayes.bounds import seeger_epsilon
-from skpacbayes.bounds._kl import _kl_shifted, newton_kl_inv_upper
+from skpacbayes.bounds._kl import _expit, _kl_shifted, _logit, _newton_on_u, newton_kl_inv_upper
 from skpacbayes.bounds._pacbayes import _seeger_eps
 
 __all__ = ["gibbs_posterior", "gibbs_search", "tandem_search"]
@@ -202,10 +201,9 @@ class _GibbsPath:
         ``p_u`` with ``u`` the root of ``kl(s || p_u) = eps``, by Newton's method from ``u =
         beta / m`` (the derivative in ``u`` is ``p_u - s``; the function is convex)."""
         s, eps, u = self.statistics(np.array([log_beta]))
-        for _ in range(_STATIONARY_NEWTON_STEPS):
-            p = expit(logit(s) + u)
-            u = np.maximum(u - self._gap(s, eps, u) / (p - s), 0.5 * u)
-        return float(expit(logit(s) + u)[0])
+        with np.errstate(all="ignore"):
+            u = _newton_on_u(s, eps, u, _STATIONARY_NEWTON_STEPS)
+        return float(_expit(_logit(s) + u)[0])
 
 
 def _crossings(x, h):

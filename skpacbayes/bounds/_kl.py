@@ -127,6 +127,19 @@ def _expit(x):
     return 1.0 / (1.0 + xp.exp(-x))
 
 
+def _newton_on_u(q, eps, u, steps):
+    """``steps`` Newton iterates on :func:`_kl_shifted` ``(q, u) = eps`` from ``u`` (a step
+    that is not finite leaves ``u``); ``p = expit(logit q + u)`` is the kl root they approach.
+    From the far side of the root (or, for the upper inverse, from any ``u > 0``: a first step
+    from below lands beyond it) the iterates move monotonically to it."""
+    xp = _namespace(q)
+    base = _logit(q)
+    for _ in range(steps):
+        step = (_kl_shifted(q, u) - eps) / (_expit(base + u) - q)
+        u = xp.where(xp.isfinite(step), u - step, u)
+    return u
+
+
 def _newton_bracket(q, eps, upper, lo, hi):
     """A narrow bracket of the root (float64), else ``[lo, hi]``, for :func:`_bisect` to finish.
 
@@ -147,10 +160,7 @@ def _newton_bracket(q, eps, upper, lo, hi):
     tiny = xp.finfo(q.dtype).tiny
     start = xp.clip(_newton_start(q, eps, upper), tiny, 1.0 - 2.0**-53)
     base = _logit(q)  # infinite at q = 0 or 1, where the test below fails or _solve decides
-    u = _logit(start) - base
-    for _ in range(_NEWTON_STEPS):
-        step = (_kl_shifted(q, u) - eps) / (_expit(base + u) - q)
-        u = xp.where(xp.isfinite(step), u - step, u)
+    u = _newton_on_u(q, eps, _logit(start) - base, _NEWTON_STEPS)
     p = xp.clip(_expit(base + u), tiny, 1.0 - 2.0**-53)
     # ``base + u`` carries an absolute error of about ``|logit q|`` ulps: a last step in ``p``
     # with the accurate kl restores full relative precision where ``q`` or ``p`` is tiny
