@@ -29,7 +29,7 @@ from scipy.optimize import minimize
 
 from skpacbayes._parallel import thread_limit
 from skpacbayes.bounds import seeger_epsilon
-from skpacbayes.bounds._kl import _expit, _kl_shifted, _logit, _newton_on_u, newton_kl_inv_upper
+from skpacbayes.bounds._kl import _kl_shifted, _newton_on_u, newton_kl_inv_upper
 from skpacbayes.bounds._pacbayes import _seeger_eps
 
 __all__ = ["gibbs_posterior", "gibbs_search", "tandem_search"]
@@ -202,8 +202,7 @@ class _GibbsPath:
         beta / m`` (the derivative in ``u`` is ``p_u - s``; the function is convex)."""
         s, eps, u = self.statistics(np.array([log_beta]))
         with np.errstate(all="ignore"):
-            u = _newton_on_u(s, eps, u, _STATIONARY_NEWTON_STEPS)
-        return float(_expit(_logit(s) + u)[0])
+            return float(_newton_on_u(s, eps, u, _STATIONARY_NEWTON_STEPS)[0])
 
 
 def _crossings(x, h):

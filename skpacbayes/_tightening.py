@@ -282,14 +282,16 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40, h1_ra
         best_value = objective(best)
         for round_ in range(max_rounds):
             start_value = best_value
-            # H1: clip scan
+            # H1: clip scan (the first one of a second branch keeps every candidate)
+            branching = round_ == 0 and h1_rank > 0
             scanned = []
             for cand in list(_clip_candidates(best, family)):
                 value, point = J(cand)
-                scanned.append((value, point))
-                if value < best_value - 1e-12 and not (round_ == 0 and h1_rank):
+                if branching:
+                    scanned.append((value, point))
+                elif value < best_value - 1e-12:
                     best, best_value = point, value
-            if round_ == 0 and h1_rank:
+            if branching:
                 below = {round(v, 9): (v, p) for v, p in scanned if v < best_value - 1e-12}
                 ranked = sorted(below.values(), key=lambda vp: vp[0])
                 if len(ranked) > h1_rank:

@@ -129,15 +129,15 @@ def _expit(x):
 
 def _newton_on_u(q, eps, u, steps):
     """``steps`` Newton iterates on :func:`_kl_shifted` ``(q, u) = eps`` from ``u`` (a step
-    that is not finite leaves ``u``); ``p = expit(logit q + u)`` is the kl root they approach.
-    From the far side of the root (or, for the upper inverse, from any ``u > 0``: a first step
-    from below lands beyond it) the iterates move monotonically to it."""
+    that is not finite leaves ``u``); returns the last ``p = expit(logit q + u)``, the kl root
+    they approach. From the far side of the root (or, for the upper inverse, from any ``u >
+    0``: a first step from below lands beyond it) the iterates move monotonically to it."""
     xp = _namespace(q)
-    base = _logit(q)
+    base = _logit(q)  # infinite at q = 0 or 1, where the callers decide otherwise
     for _ in range(steps):
         step = (_kl_shifted(q, u) - eps) / (_expit(base + u) - q)
         u = xp.where(xp.isfinite(step), u - step, u)
-    return u
+    return _expit(base + u)
 
 
 def _newton_bracket(q, eps, upper, lo, hi):
@@ -159,10 +159,10 @@ def _newton_bracket(q, eps, upper, lo, hi):
     xp = _namespace(q)
     tiny = xp.finfo(q.dtype).tiny
     start = xp.clip(_newton_start(q, eps, upper), tiny, 1.0 - 2.0**-53)
-    base = _logit(q)  # infinite at q = 0 or 1, where the test below fails or _solve decides
-    u = _newton_on_u(q, eps, _logit(start) - base, _NEWTON_STEPS)
-    p = xp.clip(_expit(base + u), tiny, 1.0 - 2.0**-53)
-    # ``base + u`` carries an absolute error of about ``|logit q|`` ulps: a last step in ``p``
+    # at q = 0 or 1 the test below fails or _solve decides
+    p = _newton_on_u(q, eps, _logit(start) - _logit(q), _NEWTON_STEPS)
+    p = xp.clip(p, tiny, 1.0 - 2.0**-53)
+    # ``logit q + u`` carries an absolute error of about ``|logit q|`` ulps: a last step in ``p``
     # with the accurate kl restores full relative precision where ``q`` or ``p`` is tiny
     step = (_kl(q, p) - eps) * (p * (1.0 - p)) / (p - q)
     p = xp.clip(xp.where(xp.isfinite(step), p - step, p), tiny, 1.0 - 2.0**-53)
