@@ -400,7 +400,9 @@ class LBFGSResult:
     history: list = field(default_factory=list)
 
 
-def minimize_lbfgs(params, objective, *, max_iter=100, ftol=1e-10, bounds=None, logger=None):
+def minimize_lbfgs(
+    params, objective, *, max_iter=100, ftol=1e-10, bounds=None, logger=None, rank=None
+):
     """Minimise a full-batch torch objective with scipy's L-BFGS-B; the best point is kept.
 
     The parameters are flattened into one float64 vector for
@@ -426,12 +428,18 @@ def minimize_lbfgs(params, objective, *, max_iter=100, ftol=1e-10, bounds=None, 
         parametrisation).
     logger : callable, optional
         Called with a progress line after each iteration.
+    rank : callable, optional
+        ``rank()`` returns a number at the parameters just evaluated (called after every
+        finite evaluation): the point kept is then the one of lowest rank, ties broken by
+        the objective. For a surrogate objective whose evaluated points are judged by
+        another criterion (the training errors of a vote trained on a cross-entropy).
 
     Returns
     -------
     LBFGSResult
-        ``params`` hold the point of lowest finite objective evaluated (the start when no
-        evaluation is lower, or when every other one is not finite).
+        ``params`` hold the point of lowest finite objective evaluated (of lowest rank
+        first, with ``rank``; the start when no evaluation is lower, or when every other
+        one is not finite). ``value`` is that point's objective.
 
     Examples
     --------
@@ -456,7 +464,7 @@ def minimize_lbfgs(params, objective, *, max_iter=100, ftol=1e-10, bounds=None, 
     def pack():
         return torch.cat([p.detach().reshape(-1).to("cpu", torch.float64) for p in params])
 
-    best = {"value": math.inf, "x": pack().numpy().copy()}
+    best = {"key": (math.inf, math.inf), "value": math.inf, "x": pack().numpy().copy()}
 
     def evaluate():
         """The objective and its gradient, one float64 tensor on the parameters' device."""
@@ -486,8 +494,9 @@ def minimize_lbfgs(params, objective, *, max_iter=100, ftol=1e-10, bounds=None, 
         grad = flat[:-1].numpy().copy()  # scipy keeps it; a replay's output is overwritten
         if not (math.isfinite(value) and np.all(np.isfinite(grad))):
             return math.inf, np.zeros_like(x)
-        if value < best["value"]:
-            best["value"], best["x"] = value, x.copy()
+        key = (float(rank()) if rank is not None else 0.0, value)
+        if key < best["key"]:
+            best["key"], best["value"], best["x"] = key, value, x.copy()
         return value, grad
 
     start = fun(best["x"].copy())[0]

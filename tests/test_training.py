@@ -130,3 +130,27 @@ def test_binomial_bound_deploys_a_genuine_vote(posterior):
     assert error <= occam_error + 0.01
     assert clf.bound_ < 1.0
     assert clf.certificate_.n_effective_voters > 1
+
+
+def test_minimize_lbfgs_keeps_the_evaluated_point_of_lowest_rank():
+    from skpacbayes._training import minimize_lbfgs
+
+    target = torch.tensor([1.0, 0.5], dtype=torch.float64)
+    p = torch.tensor([3.0, -2.0], dtype=torch.float64, requires_grad=True)
+    seen = []
+
+    def objective():
+        return ((p - target) ** 2).sum()
+
+    def rank():  # prefers points far from the minimiser: ranks the start first
+        seen.append((p.detach().clone(), float(objective())))
+        return float(-torch.linalg.norm(p.detach() - target))
+
+    result = minimize_lbfgs([p], objective, rank=rank)
+    assert len(seen) > 2
+    far = min(seen, key=lambda s: (-torch.linalg.norm(s[0] - target), s[1]))
+    torch.testing.assert_close(p.detach(), far[0])
+    assert result.value == far[1] > min(v for _, v in seen) + 1.0
+    # without a rank the same run ends at the minimiser
+    q = torch.tensor([3.0, -2.0], dtype=torch.float64, requires_grad=True)
+    assert minimize_lbfgs([q], lambda: ((q - target) ** 2).sum()).value < 1e-12
