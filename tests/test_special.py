@@ -389,3 +389,56 @@ def test_series_helpers():
     y = t64([0.5, 50.0]).requires_grad_(True)
     (stirling_remainder(y).sum() + digamma_minus_log(y).sum()).backward()
     assert torch.isfinite(y.grad).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# Training-only interpolation tables
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("half", [0.5, 0.31, 0.05, 1.7e-3, 2.3e-5])
+def test_table_interval_is_the_search_of_the_knots(dtype, half):
+    from skpacbayes._special._tables import _interval, _knots
+
+    half_t = torch.tensor(half, dtype=dtype)
+    knots = _knots(half_t, dtype, "cpu")
+    gen = torch.Generator().manual_seed(0)
+    near = 0.5 + 3 * half * (2 * torch.rand(20_000, generator=gen, dtype=dtype) - 1)
+    x = torch.cat(
+        [
+            torch.rand(20_000, generator=gen, dtype=dtype),
+            near.clamp(0, 1),
+            knots,  # every knot, and its neighbours either side
+            torch.nextafter(knots, torch.full_like(knots, -1.0)),
+            torch.nextafter(knots, torch.full_like(knots, 2.0)),
+            torch.tensor([-0.5, 0.0, 1.0, 1.5], dtype=dtype),
+        ]
+    )
+    expected = (torch.searchsorted(knots, x, right=True) - 1).clamp(0, knots.numel() - 2)
+    torch.testing.assert_close(_interval(x, knots, half_t), expected, rtol=0, atol=0)
+    inside = (x >= 0) & (x < 1)  # an interval of positive width that holds x
+    k = expected[inside]
+    assert bool(torch.all(knots[k] <= x[inside])) and bool(torch.all(x[inside] < knots[k + 1]))
+
+
+def test_dirichlet_loss_table_matches_the_function():
+    from skpacbayes._special._tables import dirichlet_loss_table
+
+    gen = torch.Generator().manual_seed(1)
+    for total in (0.7, 3.0, 40.0, 2_500.0, 1e6):
+        a_f = total * torch.rand(5_000, generator=gen, dtype=torch.float64)
+        a_f[:3] = torch.tensor([0.0, total / 2, total])  # all voters wrong: t = 1
+        a_f = a_f.float().double()  # the float32 inputs, exactly
+        table = dirichlet_loss_table(a_f.float(), torch.tensor(total, dtype=torch.float32))
+        exact = betainc_half(total - a_f, a_f)
+        torch.testing.assert_close(table.double(), exact, rtol=0, atol=2e-5)
+
+
+def test_binomial_tail_table_matches_the_function():
+    from skpacbayes._special._tables import binomial_tail_table
+    from skpacbayes.bounds import binomial_tail
+
+    r = torch.cat([torch.linspace(0, 1, 10_001, dtype=torch.float64), torch.rand(5_000).double()])
+    for n in (1, 4, 25, 100, 1_001):
+        table = binomial_tail_table(n, torch.float32, torch.device("cpu"))(r.float())
+        exact = torch.as_tensor(binomial_tail(r.numpy(), n))
+        torch.testing.assert_close(table.double(), exact, rtol=0, atol=2e-5)
