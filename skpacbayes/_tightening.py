@@ -1,10 +1,10 @@
 """Post-training heuristics that tighten the partition bound (:ref:`theory-tightening`).
 
 Every candidate posterior is scored with the partition bound (the partition
-lower bounds at 16 bits, the Seeger / cross bound with the full KL) on the
-Gibbs risk the caller computes (from the error counts for a Categorical
-posterior, from the rows in float32 otherwise), so the values visited only
-steer the search. Choosing the
+lower bounds at 16 bits, the Seeger / cross bound with the full KL and Newton's kl
+root, a few ulps from the certified one) on the Gibbs risk the caller computes (from
+the error counts for a Categorical posterior, from the rows in float32 otherwise), so
+the values visited only steer the search. Choosing the
 posterior this way costs nothing in delta (the PAC-Bayes statement holds for
 all posteriors of the family simultaneously and b~, c~ are deterministic
 functions of the weights); the caller certifies the returned posterior from
@@ -78,6 +78,7 @@ class PartitionObjective:
         self.groups = groups
         self.family = estimator.posterior
         self.mixture = np.asarray(mixture, dtype=np.float64)
+        self.delta = float(estimator.delta)
         self.offsets = np.cumsum([0] + [g.voters.size for g in groups])
         self.evaluations = 0
         self.max_evaluations = max_evaluations
@@ -130,6 +131,7 @@ class PartitionObjective:
         from skpacbayes import bounds
         from skpacbayes._certificate import _KL_SLACK
         from skpacbayes._deployed import deployed_classifier, partition_terms
+        from skpacbayes.bounds._kl import newton_kl_inv_upper
 
         if not np.all(np.isfinite(theta)) or (self.family != "gaussian" and theta.sum() <= 0):
             return np.inf
@@ -148,17 +150,13 @@ class PartitionObjective:
         b, c = partition_terms(
             self.family, natural, mixture, weights, self.groups, bits=_SEARCH_BITS
         )
-        return float(
-            bounds.partition_bound(
-                np.array(gibbs),
-                np.array(kl),
-                self.m,
-                float(self.estimator.delta),
-                b,
-                c,
-                weights=mixture,
-            )
+        # bounds.partition_bound with Newton's kl roots (NumPy, a tenth of the certified
+        # search's time): the cross bound over the halves, each at delta / h
+        eps = bounds.seeger_epsilon(
+            np.array(kl), np.array(self.m, dtype=np.float64), self.delta / len(self.m)
         )
+        l_up = min(1.0, float(mixture @ newton_kl_inv_upper(np.array(gibbs), eps)))
+        return float(bounds.triple_bound(l_up, b, c))
 
 
 def _profiled(objective, theta, scaled, refine=False):

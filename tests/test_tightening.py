@@ -163,3 +163,57 @@ def test_untrained_dirichlet_keeps_its_weight_on_a_best_voter(data, seed):
     errors = (votes != np.searchsorted(clf.classes_, y[samples])[:, None]).sum(axis=0)
     assert errors[np.argmax(clf.weights_[voters])] == errors.min()
     assert clf.bound_ < untightened.bound_ - 0.05
+
+
+@pytest.mark.parametrize(
+    ("posterior", "split"),
+    [("categorical", False), ("dirichlet", False), ("gaussian", False), ("dirichlet", True)],
+)
+def test_search_values_are_the_partition_bound_with_newtons_root(
+    data, posterior, split, monkeypatch
+):
+    # the search scores candidates with Newton's kl root (NumPy): its value is the
+    # certified partition bound of the same Gibbs risks, divergences and partition terms
+    import torch
+
+    from skpacbayes import bounds
+    from skpacbayes._tightening import PartitionObjective
+    from skpacbayes.bounds import _kl
+    from skpacbayes.voters import SplitForest
+
+    X, y = data
+    voters = SplitForest(n_estimators=8, random_state=0) if split else None
+    clf = PartitionBoundClassifier(
+        posterior=posterior, voters=voters, max_epochs=2, tighten=False, random_state=0
+    ).fit(X, y)
+    _, _, inputs = _search_inputs(clf, X, y, torch.float32)
+    mixture = clf.mixture_weights_
+    theta = PartitionObjective(clf, *inputs, mixture, 1).flatten(clf.posterior_params_, mixture)
+    seen = {}
+
+    def recorder(name, function, index):
+        def recorded(*args):
+            seen[name] = args[index]
+            return function(*args)
+
+        return recorded
+
+    monkeypatch.setattr(bounds, "seeger_epsilon", recorder("kl", bounds.seeger_epsilon, 0))
+    root = recorder("gibbs", _kl.newton_kl_inv_upper, 0)
+    monkeypatch.setattr(_kl, "newton_kl_inv_upper", root)
+    monkeypatch.setattr(bounds, "triple_bound", recorder("terms", bounds.triple_bound, slice(1, 3)))
+    rng = np.random.default_rng(0)
+    values = []
+    for noise in (0.0, 0.3, 1.0):
+        point = theta * np.exp(noise * rng.standard_normal(theta.size))
+        value = PartitionObjective(clf, *inputs, mixture, 1)(point)
+        b, c = seen["terms"]
+        m = inputs[1]
+        certified = bounds.partition_bound(
+            seen["gibbs"], seen["kl"], m, clf.delta, b, c, weights=mixture
+        )
+        assert len(m) == (2 if split else 1)
+        assert value == pytest.approx(float(certified), rel=1e-13, abs=1e-15)
+        values.append(value)
+    # the points move the bound below 1: the check compared something
+    assert len(set(values)) == 3 and min(values) < 1.0
