@@ -33,6 +33,7 @@ __all__ = [
     "certified_statistics",
     "chunk_counts",
     "count_statistics",
+    "shared_value",
     "shared_votes",
 ]
 
@@ -60,6 +61,22 @@ def shared_votes():
         yield
     finally:
         _SHARED.reset(token)
+
+
+def shared_value(key, compute):
+    """``compute()``, computed once per ``key()`` within a :func:`shared_votes` block.
+
+    Outside a block ``compute()`` is returned and ``key`` is not called. Inside, the value
+    of the first call with an equal key is returned to the later ones (the fits of one
+    selection on the same votes); ``key()`` must identify everything ``compute`` reads.
+    """
+    entries = _SHARED.get()
+    if entries is None:
+        return compute()
+    k = ("value", key())
+    if k not in entries:
+        entries[k] = compute()
+    return entries[k]
 
 
 class VotePasses:

@@ -129,6 +129,40 @@ def test_selection_candidates_on_frozen_voters_share_one_vote_matrix(path):
     assert shared == alone  # the same certificates to the last digit
 
 
+def test_selection_candidates_on_the_same_votes_share_the_vote_start(monkeypatch):
+    # the vote of least cross-entropy (a start of the per-row training) depends on the
+    # votes of each half only: a selection computes it once per half, not once per candidate
+    from sklearn.base import clone
+    from sklearn.frozen import FrozenEstimator
+
+    from skpacbayes import _fitting
+    from skpacbayes.model_selection import BoundSelectionClassifier
+
+    X, y = load_iris(return_X_y=True)
+    frozen = FrozenEstimator(SplitForest(n_estimators=8, random_state=0).fit(X, y))
+    starts = []
+    minimize = _fitting.minimize_lbfgs
+
+    def counting(params, objective, **kwargs):
+        starts.append(kwargs.get("max_iter") == _fitting._VOTE_START_ITER)
+        return minimize(params, objective, **kwargs)
+
+    monkeypatch.setattr(_fitting, "minimize_lbfgs", counting)
+    candidates = [
+        FirstOrderBoundClassifier(
+            voters=frozen, posterior="gaussian", prior=t, max_epochs=3, random_state=0
+        )
+        for t in (0.5, 1.0, 2.0)
+    ]
+    sel = BoundSelectionClassifier(candidates).fit(X, y)
+    assert sum(starts) == 2  # two halves, once each for the three candidates
+    shared = [est.bound_ for est in sel.estimators_]
+    starts.clear()
+    alone = [clone(c).set_params(delta=sel.delta / 3).fit(X, y).bound_ for c in candidates]
+    assert sum(starts) == 6  # outside a selection, each fit computes its own
+    assert shared == alone  # the same certificates to the last digit
+
+
 def test_counts_add_over_disjoint_rows():
     a = VoteStatistics(np.array([2, 3]), np.array([1, 0]), np.eye(2, dtype=int), np.ones((2, 2)))
     b = VoteStatistics(np.array([1, 1]), np.array([1, 1]), np.eye(2, dtype=int), np.ones((2, 2)))
