@@ -1027,7 +1027,7 @@ def _vote_target(problem, g):
         )
         return torch.softmax(z.detach().to("cpu", torch.float64), 0).numpy()
 
-    if problem.device.type != "cpu":
+    if torch.device(problem.device).type != "cpu":
         return compute()
 
     def key():
