@@ -695,17 +695,6 @@ def _train_rows(estimator, problem, seed, solver):
             return objective(raws, weights)
 
     start = [raw.detach() for raw in prior]
-    if estimator._bound_name == "VC":
-        # the bound reads the vote's training errors, which the cross-entropy only steers:
-        # the evaluated point with the fewest is kept (the bound holds for every weight
-        # vector at once, so the choice keeps it)
-        return _run_lbfgs(
-            estimator,
-            problem.posteriors,
-            checked_free,
-            start,
-            rank=lambda raws: _vote_training_errors(problem, raws),
-        )
     # L-BFGS from the prior and from every mapped start, the lowest end kept: a start's
     # objective does not tell where its descent ends (measured: a best-voter start at 0.506
     # ended at 0.439 and the prior's, at 1.52, at 0.383; on adult, the binomial bound with a
@@ -716,13 +705,32 @@ def _train_rows(estimator, problem, seed, solver):
     weights = _mixture(alpha_raw, fixed, problem.n_groups, torch.float32, problem.device)
     mapped = _row_starts(estimator, problem, checked_free, weights)
     values = {k: value for k, (_, value) in mapped.items()}
+    rank = None
+    if estimator._bound_name == "VC":
+        # the bound reads the vote's training errors, which the cross-entropy only steers:
+        # each run keeps its evaluated point with the fewest, and the run that ends with the
+        # fewest is kept (the bound holds for every weight vector at once, so the choice
+        # keeps it; measured on tictactoe, Gaussian: 31 errors from the prior, 14 from the
+        # best voter)
+        def rank(raws):
+            nats = [post.natural(raw) for post, raw in zip(problem.posteriors, raws, strict=True)]
+            return _vote_training_errors(problem, nats)
+
     runs = {
-        name: _run_lbfgs(estimator, problem.posteriors, checked_free, raws)
+        name: _run_lbfgs(estimator, problem.posteriors, checked_free, raws, rank=rank)
         for name, raws in [("prior", start)] + [(k, raws) for k, (raws, _) in mapped.items()]
     }
-    # the histories hold finite values or +inf (minimize_lbfgs maps the others to +inf)
-    ends = {name: min(run[2], default=math.inf) for name, run in runs.items()}
-    name = min(ends, key=ends.get)
+    if rank is None:
+        # the histories hold finite values or +inf (minimize_lbfgs maps the others to +inf)
+        ends = {name: min(run[2], default=math.inf) for name, run in runs.items()}
+    else:
+        ends = {
+            name: _vote_training_errors(
+                problem, [torch.from_numpy(nat).to(problem.device, problem.dtype) for nat in run[0]]
+            )
+            for name, run in runs.items()
+        }
+    name = min(ends, key=ends.get)  # the first on a tie
     _log(
         estimator,
         "starts: "
@@ -952,16 +960,15 @@ def _vote_cross_entropy(problem, nats, rows_list):
     return total
 
 
-def _vote_training_errors(problem, raws):
-    """Training errors of the weighted vote of raw parameters ``raws``, summed over the
-    halves (ties count as errors; float32, for the choice among evaluated points only: the
-    certificate counts the deployed vote's errors again in exact arithmetic)."""
+def _vote_training_errors(problem, nats):
+    """Training errors of the weighted vote of natural parameters ``nats``, summed over the
+    halves (ties count as errors; in the training dtype, for the choice among trained
+    points only: the certificate counts the deployed vote's errors again in exact
+    arithmetic)."""
     wrong = 0
     with torch.no_grad():
-        for g, (post, raw) in enumerate(zip(problem.posteriors, raws, strict=True)):
-            scores, labels = _vote_scores(
-                problem, g, _unit_vote_weights(problem, g, post.natural(raw))
-            )
+        for g, nat in enumerate(nats):
+            scores, labels = _vote_scores(problem, g, _unit_vote_weights(problem, g, nat))
             if labels is None:  # s_other - s_true
                 wrong += int(torch.count_nonzero(scores >= 0))
             else:  # another class at least as high as the true one
