@@ -16,11 +16,11 @@ class VCDimBoundClassifier(MajorityVoteClassifier):
     ``bound_ = train error + sqrt((v (ln(2 m / v) + 1) + ln(4 / delta)) / m)``
     with ``v = n_voters``, the VC dimension of weighted votes of ``n`` fixed
     binary voters (:ref:`theory-pac-bayes`). The weights are learned by minimising
-    the cross-entropy of the weighted vote (with L-BFGS, the point of the descent with
-    the fewest training errors is kept, ties broken by the cross-entropy); the
-    posterior family only sets the parametrisation of the weights. A cross-validation
-    then decides between that vote and the single voter with the fewest training
-    errors (``cv``). The voters must be data-independent or grown on one half only
+    the cross-entropy of the weighted vote (with L-BFGS, from the starts of the
+    per-row training, the point of the descents with the fewest training errors is
+    kept); the posterior family only sets the parametrisation of the weights. A
+    cross-validation then decides between that vote and the single voter with the
+    fewest training errors (``cv``). The voters must be data-independent or grown on one half only
     (``SplitForest(split="single")``); the bound then uses the other half. Two
     classes only: more than two raise a ``ValueError``.
 
