@@ -15,9 +15,11 @@ from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.model_selection import train_test_split
 
 from skpacbayes import (
+    BinomialBoundClassifier,
     FirstOrderBoundClassifier,
     PartitionBoundClassifier,
     SecondOrderBoundClassifier,
+    VCDimBoundClassifier,
 )
 from skpacbayes.voters import SplitForest
 
@@ -48,6 +50,15 @@ CASES = {
         PartitionBoundClassifier,
         {"posterior": "categorical"},
     ),
+    # the loss tables (each row's interval found by arithmetic on the device)
+    "FO-dirichlet-stumps": (_breast_cancer, FirstOrderBoundClassifier, {"posterior": "dirichlet"}),
+    "Bin-categorical-stumps": (
+        _breast_cancer,
+        BinomialBoundClassifier,
+        {"posterior": "categorical"},
+    ),
+    # the training-error rank read after each evaluation
+    "VC-gaussian-stumps": (_breast_cancer, VCDimBoundClassifier, {"posterior": "gaussian"}),
     "FO-gaussian-forest": (
         _digits,
         FirstOrderBoundClassifier,

@@ -394,13 +394,22 @@ def test_series_helpers():
 # ---------------------------------------------------------------------------------------------
 # Training-only interpolation tables
 # ---------------------------------------------------------------------------------------------
+_DEVICES = [
+    "cpu",
+    pytest.param(
+        "cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+    ),
+]
+
+
+@pytest.mark.parametrize("device", _DEVICES)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("half", [0.5, 0.31, 0.05, 1.7e-3, 2.3e-5])
-def test_table_interval_is_the_search_of_the_knots(dtype, half):
+def test_table_interval_is_the_search_of_the_knots(dtype, half, device):
     from skpacbayes._special._tables import _interval, _knots
 
-    half_t = torch.tensor(half, dtype=dtype)
-    knots = _knots(half_t, dtype, "cpu")
+    half_t = torch.tensor(half, dtype=dtype, device=device)
+    knots = _knots(half_t, dtype, device)
     gen = torch.Generator().manual_seed(0)
     near = 0.5 + 3 * half * (2 * torch.rand(20_000, generator=gen, dtype=dtype) - 1)
     x = torch.cat(
@@ -412,7 +421,7 @@ def test_table_interval_is_the_search_of_the_knots(dtype, half):
             torch.nextafter(knots, torch.full_like(knots, 2.0)),
             torch.tensor([-0.5, 0.0, 1.0, 1.5], dtype=dtype),
         ]
-    )
+    ).to(device)
     expected = (torch.searchsorted(knots, x, right=True) - 1).clamp(0, knots.numel() - 2)
     torch.testing.assert_close(_interval(x, knots, half_t), expected, rtol=0, atol=0)
     inside = (x >= 0) & (x < 1)  # an interval of positive width that holds x
