@@ -412,13 +412,14 @@ def test_table_interval_is_the_search_of_the_knots(dtype, half, device):
     knots = _knots(half_t, dtype, device)
     gen = torch.Generator().manual_seed(0)
     near = 0.5 + 3 * half * (2 * torch.rand(20_000, generator=gen, dtype=dtype) - 1)
+    on_host = knots.cpu()
     x = torch.cat(
         [
             torch.rand(20_000, generator=gen, dtype=dtype),
             near.clamp(0, 1),
-            knots,  # every knot, and its neighbours either side
-            torch.nextafter(knots, torch.full_like(knots, -1.0)),
-            torch.nextafter(knots, torch.full_like(knots, 2.0)),
+            on_host,  # every knot, and its neighbours either side
+            torch.nextafter(on_host, torch.full_like(on_host, -1.0)),
+            torch.nextafter(on_host, torch.full_like(on_host, 2.0)),
             torch.tensor([-0.5, 0.0, 1.0, 1.5], dtype=dtype),
         ]
     ).to(device)
