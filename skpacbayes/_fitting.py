@@ -561,7 +561,7 @@ def _fit_on_rows(estimator, votes, y_idx, scheme, seed, device):
         torch.float32,
         hold_errors=_error_matrix_bytes(groups) <= ERROR_MATRIX_BYTES or solver == "lbfgs",
     )
-    natural, mixture, history, n_iter = _train_rows(estimator, train_problem, seed, solver)
+    natural, mixture, history, n_iter, kept = _train_rows(estimator, train_problem, seed, solver)
     _log(
         estimator,
         f"{solver} on the {votes.shape[0]} x {votes.shape[1]} votes: {n_iter} "
@@ -570,7 +570,7 @@ def _fit_on_rows(estimator, votes, y_idx, scheme, seed, device):
     cv_details = None
     if estimator._bound_name == "VC" and estimator.cv is not None:
         natural, cv_details = _vc_cross_validation(
-            estimator, votes, y_idx, groups[0], natural, device, seed, solver
+            estimator, votes, y_idx, groups[0], natural, device, seed, solver, kept
         )
     cert_problem = _Problem(estimator, votes, y_idx, groups, torch.device("cpu"), torch.float64)
 
@@ -675,10 +675,14 @@ def _row_objective(estimator, problem):
     return objective
 
 
-def _train_rows(estimator, problem, seed, solver):
+def _train_rows(estimator, problem, seed, solver, start=None):
     """Minimise the estimator's objective on ``problem`` (float32 :class:`_Problem`).
 
-    Returns float64 natural parameters, the mixture weights, the history and the iterations.
+    L-BFGS runs from the prior and from each start of :func:`_row_starts`, or from
+    ``start`` alone (one of their names; a Gibbs start dropped on this problem, as the best
+    voter's, is the best voter's). Returns float64 natural parameters, the mixture weights,
+    the history, the iterations and the name of the start whose run was kept (``"prior"``
+    for Adam).
     """
     generator = torch.Generator(device="cpu").manual_seed(seed)
     prior = [
@@ -686,7 +690,7 @@ def _train_rows(estimator, problem, seed, solver):
         for post in problem.posteriors
     ]
     if estimator.max_epochs == 0 or solver == "adam":
-        return _train_adam(estimator, problem, prior, generator)
+        return (*_train_adam(estimator, problem, prior, generator), "prior")
     objective = _row_objective(estimator, problem)
     from skpacbayes._sync import trusted_inputs
 
@@ -694,7 +698,7 @@ def _train_rows(estimator, problem, seed, solver):
         with trusted_inputs():
             return objective(raws, weights)
 
-    start = [raw.detach() for raw in prior]
+    starts = {"prior": ([raw.detach() for raw in prior], None)}
     # L-BFGS from the prior and from every mapped start, the lowest end kept: a start's
     # objective does not tell where its descent ends (measured: a best-voter start at 0.506
     # ended at 0.439 and the prior's, at 1.52, at 0.383; on adult, the binomial bound with a
@@ -703,8 +707,12 @@ def _train_rows(estimator, problem, seed, solver):
     fixed = estimator._fixed_mixture_weight()
     alpha_raw = torch.zeros((), device=problem.device)
     weights = _mixture(alpha_raw, fixed, problem.n_groups, torch.float32, problem.device)
-    mapped = _row_starts(estimator, problem, checked_free, weights)
-    values = {k: value for k, (_, value) in mapped.items()}
+    if start != "prior":
+        wanted = None if start is None else {start}
+        starts.update(_row_starts(estimator, problem, checked_free, weights, wanted))
+    if start is not None:  # a Gibbs start dropped here comes back as the best voter's
+        name = start if start in starts else "best voter"
+        starts = {name: starts[name]}
     rank = None
     if estimator._bound_name == "VC":
         # the bound reads the vote's training errors, which the cross-entropy only steers:
@@ -718,7 +726,7 @@ def _train_rows(estimator, problem, seed, solver):
 
     runs = {
         name: _run_lbfgs(estimator, problem.posteriors, checked_free, raws, rank=rank)
-        for name, raws in [("prior", start)] + [(k, raws) for k, (raws, _) in mapped.items()]
+        for name, (raws, _) in starts.items()
     }
     if rank is None:
         # the histories hold finite values or +inf (minimize_lbfgs maps the others to +inf)
@@ -734,17 +742,18 @@ def _train_rows(estimator, problem, seed, solver):
     _log(
         estimator,
         "starts: "
-        + ", ".join(f"{k} {v:.6f}" for k, v in values.items())
+        + ", ".join(f"{k} {v:.6f}" for k, (_, v) in starts.items() if v is not None)
         + "; L-BFGS ends: "
         + ", ".join(f"{k} {v:.6f}" for k, v in ends.items())
         + f"; kept the {name}",
     )
-    return runs[name]
+    return (*runs[name], name)
 
 
-def _row_starts(estimator, problem, objective, weights):
+def _row_starts(estimator, problem, objective, weights, names=None):
     """Starts beyond the prior: the first-order Gibbs optimum, the best single voter and the
-    vote of least cross-entropy.
+    vote of least cross-entropy (those of ``names`` only, when given; a Gibbs start asked
+    for and dropped is replaced by the best voter's).
 
     The first two come from the error counts of each half (the Gibbs start is dropped when it
     is the best voter's, to 0.99 in cosine), the third from the rows (:func:`_vote_target`:
@@ -758,9 +767,11 @@ def _row_starts(estimator, problem, objective, weights):
     """
     h = problem.n_groups
     delta = float(estimator.delta)
+    names = ("gibbs", "best voter", "vote") if names is None else names
     targets = {"gibbs": [], "best voter": [], "vote": []}
     for g in range(h):
-        targets["vote"].append(_vote_target(problem, g))
+        if "vote" in names:
+            targets["vote"].append(_vote_target(problem, g))
         rates = problem.voter_errors(g) / problem.m[g]
         targets["gibbs"].append(gibbs_search(rates, problem.m[g], delta / h)[0])
         one_hot = np.zeros(rates.size)
@@ -769,6 +780,8 @@ def _row_starts(estimator, problem, objective, weights):
     # a Gibbs optimum that is (nearly) the best voter alone adds nothing: one start
     if all(q @ b > 0.99 for q, b in zip(targets["gibbs"], targets["best voter"], strict=True)):
         del targets["gibbs"]
+        names = {*names, "best voter"} if "gibbs" in names else names
+    targets = {name: target for name, target in targets.items() if name in names}
     family = estimator.posterior
     starts = {}
     for name, target in targets.items():
@@ -885,18 +898,19 @@ def _train_adam(estimator, problem, raws, generator):
     return natural, mixture, result.history, result.n_iter
 
 
-def _vc_cross_validation(estimator, votes, y_idx, group, natural, device, seed, solver):
+def _vc_cross_validation(estimator, votes, y_idx, group, natural, device, seed, solver, start):
     """The VC baseline's choice between its trained vote and its best single voter.
 
     A stratified ``estimator.cv``-fold cross-validation on the rows the certificate uses
     (fewer folds when a class has fewer rows; none below two): each fold trains the vote
-    exactly as ``fit`` does on the other folds, and takes the voter with the fewest errors
-    there. The trained vote is kept only when its held-out errors, summed over the folds,
-    are fewer than the single voters' by more than one standard error of that paired
-    difference (the one-standard-error rule, which prefers the simpler model); otherwise
-    the voter with the fewest errors on all the rows is deployed. Both are weighted votes
-    of the same fixed voters, and the VC bound holds for every weight vector at once, so
-    the choice keeps the certificate.
+    as ``fit`` does on the other folds, from the start (:func:`_train_rows`) whose run
+    ``fit`` kept on all the rows (one run instead of one per start), and takes the voter
+    with the fewest errors there. The trained vote is kept only when its held-out errors,
+    summed over the folds, are fewer than the single voters' by more than one standard
+    error of that paired difference (the one-standard-error rule, which prefers the simpler
+    model); otherwise the voter with the fewest errors on all the rows is deployed. Both
+    are weighted votes of the same fixed voters, and the VC bound holds for every weight
+    vector at once, so the choice keeps the certificate.
 
     Returns the natural parameters of the deployed weights and the counts behind the
     choice (``Certificate.details``).
@@ -921,7 +935,7 @@ def _vc_cross_validation(estimator, votes, y_idx, group, natural, device, seed, 
             device,
             torch.float32,
         )
-        fold_natural = _train_rows(estimator, fold, seed, solver)[0]
+        fold_natural = _train_rows(estimator, fold, seed, solver, start)[0]
         w = fold.posteriors[0].vote_weights(torch.from_numpy(fold_natural[0])).numpy()
         scores = weighted_vote_scores(votes[np.ix_(samples[test], voters)], w, estimator.n_classes_)
         vote_wrong[test] = ~_strict_argmax_is(scores, y[test])

@@ -194,6 +194,35 @@ def test_vc_deploys_the_trained_point_with_the_fewest_training_errors(posterior,
     assert clf.bound_ == vc_bound(wrong / y.size, n_voters, y.size, 0.05)
 
 
+def test_vc_cross_validation_folds_train_from_the_start_kept_on_all_rows(cancer, monkeypatch):
+    # the folds repeat the training of the kept start only: one L-BFGS run each, not one
+    # per start
+    from skpacbayes import _fitting
+
+    calls = []
+    train, run = _fitting._train_rows, _fitting._run_lbfgs
+
+    def recorded_train(estimator, problem, seed, solver, start=None):
+        calls.append({"start": start, "runs": 0})
+        out = train(estimator, problem, seed, solver, start)
+        calls[-1]["kept"] = out[-1]
+        return out
+
+    def counted_run(*args, **kwargs):
+        calls[-1]["runs"] += 1
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(_fitting, "_train_rows", recorded_train)
+    monkeypatch.setattr(_fitting, "_run_lbfgs", counted_run)
+    X_tr, _, y_tr, _ = cancer
+    VCDimBoundClassifier(posterior="gaussian", cv=3, max_epochs=10, random_state=0).fit(X_tr, y_tr)
+    full, *folds = calls
+    assert full["start"] is None and full["runs"] >= 3 and len(folds) == 3
+    for fold in folds:
+        assert fold["start"] == full["kept"] and fold["runs"] == 1
+        assert fold["kept"] in (full["kept"], "best voter" if full["kept"] == "gibbs" else None)
+
+
 def test_vc_cross_validation_keeps_a_vote_that_generalises(cancer):
     X_tr, _, y_tr, _ = cancer
     clf = VCDimBoundClassifier(**FAST).fit(X_tr, y_tr)

@@ -205,7 +205,8 @@ def test_the_count_certificate_equals_the_row_certificate(cls):
 
     # certify the count path's weights on the row path (solver="adam"): patch its training
     def trained(estimator, problem, seed, solver):
-        return [np.asarray(p) for p in counted.posterior_params_], counted.mixture_weights_, [], 0
+        natural = [np.asarray(p) for p in counted.posterior_params_]
+        return natural, counted.mixture_weights_, [], 0, "prior"
 
     original = fitting._train_rows
     fitting._train_rows = trained

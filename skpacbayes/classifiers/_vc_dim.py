@@ -40,7 +40,8 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         small samples a vote of many voters can fit the noise where one voter does
         not. The bound holds for every weight vector at once, so the
         choice keeps the certificate (:ref:`theory-pac-bayes`); it costs ``cv``
-        more trainings. Fewer folds are used when a class has fewer rows, none
+        more trainings, each a single descent from the start whose descent was
+        kept on all the rows. Fewer folds are used when a class has fewer rows, none
         below two. ``None`` always deploys the trained vote (the reference
         paper's protocol). ``certificate_.details`` reports the folds, both error
         counts and the choice.
