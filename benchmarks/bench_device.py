@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/bench_device.py [--rows 1000000] [--real-rows N] [--max-epochs 100]
-        [--repeats 3] [--cpu-only | --cuda-only] [--compare-with PATH]
+        [--repeats 3] [--cpu-only | --cuda-only] [--compare-with PATH] [--n-jobs N]
         [--tasks synthetic synthetic-dirichlet synthetic-gaussian adult mnist]
         [--data-home /work/shared/datasets]
 
@@ -37,7 +37,9 @@ in float64 on the CPU; only the float32 training runs on the device. ``--compare
 also times the CPU fits of the ``skpacbayes`` package found under ``PATH`` (this script run
 in a subprocess with
 ``PYTHONPATH=PATH``, alternating with this checkout's runs, same machine, same session): the
-"before" column of a CPU speed comparison. Exits with status 1 if a CUDA bound differs from
+"before" column of a CPU speed comparison. ``--n-jobs`` is the estimators' ``n_jobs`` (default
+``None``: one CPU thread for the fit's torch and BLAS operations, the float64 certificate on
+the host included). Exits with status 1 if a CUDA bound differs from
 the CPU bound by more than ``--tolerance``.
 """
 
@@ -90,9 +92,11 @@ def _task(name, args):
     return f"mnist {X.shape[0]} FO gaussian split200", X, y, params
 
 
-def _fit_once(X, y, params, device, max_epochs):
+def _fit_once(X, y, params, device, max_epochs, n_jobs=None):
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
-    est = FirstOrderBoundClassifier(**params, max_epochs=max_epochs, random_state=0, device=device)
+    est = FirstOrderBoundClassifier(
+        **params, max_epochs=max_epochs, random_state=0, device=device, n_jobs=n_jobs
+    )
     start = time.perf_counter()
     est.fit(X_tr, y_tr)
     seconds = time.perf_counter() - start
@@ -103,7 +107,7 @@ def _worker(args):
     """One CPU fit per task, one JSON line each (the subprocess of ``--compare-with``)."""
     for name in args.tasks:
         label, X, y, params = _task(name, args)
-        seconds, bound, error = _fit_once(X, y, params, "cpu", args.max_epochs)
+        seconds, bound, error = _fit_once(X, y, params, "cpu", args.max_epochs, args.n_jobs)
         print(json.dumps({"task": name, "seconds": seconds, "bound": bound, "error": error}))
         sys.stdout.flush()
 
@@ -113,6 +117,8 @@ def _run_other(path, name, args):
     command = [sys.executable, os.path.abspath(__file__), "--worker", "--tasks", name]
     command += ["--rows", str(args.rows), "--max-epochs", str(args.max_epochs)]
     command += ["--data-home", args.data_home]
+    if args.n_jobs is not None:
+        command += ["--n-jobs", str(args.n_jobs)]
     if args.real_rows is not None:
         command += ["--real-rows", str(args.real_rows)]
     env = {**os.environ, "PYTHONPATH": os.path.abspath(path)}
@@ -132,6 +138,7 @@ def main():
     parser.add_argument("--max-epochs", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--tolerance", type=float, default=1e-6)
+    parser.add_argument("--n-jobs", type=int, default=None, help="the estimators' n_jobs")
     parser.add_argument("--cpu-only", action="store_true")
     parser.add_argument(
         "--cuda-only", action="store_true", help="skip the CPU fits (their columns: n/a)"
@@ -148,7 +155,8 @@ def main():
     device_name = torch.cuda.get_device_name(0) if cuda else "no CUDA"
     print(f"torch {torch.__version__}, {device_name}, {os.cpu_count()} CPU cores")
     print(
-        f"max_epochs={args.max_epochs}, {args.repeats} repeat(s): median fit seconds "
+        f"max_epochs={args.max_epochs}, n_jobs={args.n_jobs}, {args.repeats} repeat(s): "
+        "median fit seconds "
         "(voters + training + float64 certificate)"
     )
     if args.compare_with:
@@ -166,9 +174,9 @@ def main():
             if args.compare_with:
                 runs["before"].append(_run_other(args.compare_with, name, args))
             if not args.cuda_only:
-                runs["cpu"].append(_fit_once(X, y, params, "cpu", args.max_epochs))
+                runs["cpu"].append(_fit_once(X, y, params, "cpu", args.max_epochs, args.n_jobs))
             if cuda:
-                runs["cuda"].append(_fit_once(X, y, params, "cuda", args.max_epochs))
+                runs["cuda"].append(_fit_once(X, y, params, "cuda", args.max_epochs, args.n_jobs))
         cpu_s = cpu_bound = cpu_err = math.nan
         if runs["cpu"]:
             cpu_s, cpu_bound, cpu_err = (_median(runs["cpu"], k) for k in range(3))

@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/bench_device_phases.py DEVICE N_ROWS [POSTERIOR ...] [--profile]
+        [--n-jobs N]
 
 ``DEVICE`` is ``cpu`` or ``cuda``. The task is the synthetic one of ``bench_device.py``
 (``N_ROWS`` x 20 Gaussian features, 400 stumps, 80/20 stratified split, ``random_state=0``),
@@ -167,6 +168,7 @@ def main():
     parser.add_argument("posteriors", nargs="*", default=["dirichlet", "gaussian"])
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--bandwidth", type=float, default=None)
+    parser.add_argument("--n-jobs", type=int, default=None, help="the estimator's n_jobs")
     args = parser.parse_args()
     device = args.device
     bandwidth = args.bandwidth or _bandwidth(device)
@@ -190,6 +192,7 @@ def main():
             voters=StumpBank(n_thresholds=10),
             random_state=0,
             device=device,
+            n_jobs=args.n_jobs,
         ).fit(X_tr, y_tr)
         _sync(device)
         total = time.perf_counter() - start
