@@ -20,8 +20,15 @@ from pathlib import Path
 
 
 def _rows(directory, dataset):
+    """The rows of ``<directory>/<dataset>.json`` by (seed, method, posterior), or ``None``
+    when that file is missing or is not a ``reproduce.py`` output."""
     path = Path(directory) / f"{dataset}.json"
-    rows = json.loads(path.read_text())["rows"]
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    rows = data.get("rows") if isinstance(data, dict) else None
+    if not isinstance(rows, list) or not all("posterior" in r for r in rows):
+        return None
     return {(r["seed"], r["method"], r["posterior"]): r for r in rows if r["posterior"] != "best"}
 
 
@@ -32,9 +39,7 @@ def main():
     parser.add_argument("--datasets", nargs="+", default=None)
     parser.add_argument("--methods", nargs="+", default=None)
     args = parser.parse_args()
-    datasets = args.datasets or sorted(
-        p.stem for p in Path(args.after).glob("*.json") if (Path(args.before) / p.name).exists()
-    )
+    datasets = args.datasets or sorted(p.stem for p in Path(args.after).glob("*.json"))
     head = ("dataset", "method", "posterior", "bound before", "bound after", "test before")
     head += ("test after", "fit s before", "fit s after")
     print(" | ".join(head))
@@ -42,6 +47,8 @@ def main():
     worst, seconds = 0.0, [0.0, 0.0]
     for dataset in datasets:
         before, after = _rows(args.before, dataset), _rows(args.after, dataset)
+        if before is None or after is None:
+            continue
         shared = [k for k in after if k in before]
         if args.methods:
             shared = [k for k in shared if k[1] in args.methods]
