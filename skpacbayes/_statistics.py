@@ -53,8 +53,10 @@ def shared_votes():
     same fitted (e.g. frozen) voter bank, the first :class:`VotePasses` that keeps its votes
     hands them to the next ones instead of computing them again. The key is the identity
     of the voters and of ``X`` (both held by the entry, so neither identity can be reused
-    while the block is open); the kept chunks are read-only. Each thread or process of a
-    parallel backend has its own context, hence its own (or no) sharing.
+    while the block is open); the kept chunks are read-only. Banks that the candidates grow
+    themselves from equal parameters are grown once (:func:`shared_fit`), hence share their
+    votes too. Each thread or process of a parallel backend has its own context, hence its
+    own (or no) sharing.
     """
     token = _SHARED.set({})
     try:
@@ -77,6 +79,44 @@ def shared_value(key, compute):
     if k not in entries:
         entries[k] = compute()
     return entries[k]
+
+
+def shared_fit(voters, X, y):
+    """``voters.fit(X, y)``; within a :func:`shared_votes` block, the bank an earlier fit of
+    the block grew from equal parameters on the same rows, when there is one.
+
+    A bank grown from the data (stumps, trees) is a function of its parameters, its seed
+    among them, and of ``X`` and ``y``: the candidates of a selection that each grow the
+    same bank (the same voters and ``random_state``) would grow identical copies. Within a
+    block the first one grows it and the next ones get that fitted bank (the same object,
+    hence one vote matrix as well). The key is the hash of the unfitted bank
+    (:func:`joblib.hash`: every parameter), the identity of ``X`` (held by the entry) and
+    the hash of ``y``. Only for unfitted banks whose parameters are small: not for
+    :class:`~skpacbayes.voters.PrefitVoters`, whose parameters are fitted models.
+
+    Parameters
+    ----------
+    voters : voter bank
+        Unfitted.
+    X : {ndarray, sparse matrix} of shape (n_rows, n_features)
+        Training rows.
+    y : ndarray of shape (n_rows,)
+        Labels.
+
+    Returns
+    -------
+    voters : voter bank
+        Fitted: ``voters`` itself, or the equal bank fitted earlier in the block.
+    """
+    entries = _SHARED.get()
+    if entries is None:
+        return voters.fit(X, y)
+    import joblib
+
+    key = ("voters", joblib.hash(voters), id(X), joblib.hash(y))
+    if key not in entries:
+        entries[key] = (voters.fit(X, y), X)
+    return entries[key][0]
 
 
 class VotePasses:

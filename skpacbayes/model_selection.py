@@ -194,7 +194,10 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
     Candidates given the same fitted voters (for instance one
     :class:`~sklearn.frozen.FrozenEstimator` of a fitted bank) and fitted one
     after another (``n_jobs`` None or 1) compute the vote matrix of the
-    training rows once and share it (when it fits in 512 MiB).
+    training rows once and share it (when it fits in 512 MiB). Candidates given
+    the same unfitted voters and the same ``random_state`` grow that bank once:
+    the later ones get the bank the first one grew (an identical copy is what
+    each would have grown).
 
     Parameters
     ----------
@@ -298,7 +301,7 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
             for i, est in enumerate(self.estimators)
         )
         self.estimators_ = [None] * len(self.estimators)
-        with shared_votes():  # candidates on the same fitted voters: one vote matrix
+        with shared_votes():  # candidates on the same voters: one bank, one vote matrix
             for done, (i, est, seconds) in enumerate(as_completed(jobs, self.n_jobs), start=1):
                 self.estimators_[i] = est
                 if self.verbose:

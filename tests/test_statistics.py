@@ -163,6 +163,57 @@ def test_selection_candidates_on_the_same_votes_share_the_vote_start(monkeypatch
     assert shared == alone  # the same certificates to the last digit
 
 
+@pytest.mark.parametrize("bank", ["stumps", "forest"])
+def test_selection_candidates_growing_the_same_bank_grow_it_once(bank, monkeypatch):
+    # candidates given the same unfitted voters and random_state would grow identical banks:
+    # a selection grows it once (and computes its votes once); another seed grows its own
+    from sklearn.base import clone
+
+    from skpacbayes.model_selection import BoundSelectionClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    cls = StumpBank if bank == "stumps" else SplitForest
+    grown = []
+    fit = cls.fit
+
+    def counting(self, X, y):
+        grown.append(self.random_state)
+        return fit(self, X, y)
+
+    monkeypatch.setattr(cls, "fit", counting)
+    voters = StumpBank(n_thresholds=5) if bank == "stumps" else SplitForest(n_estimators=6)
+    candidates = [
+        FirstOrderBoundClassifier(voters=voters, posterior=p, max_epochs=2, random_state=0)
+        for p in ("categorical", "gaussian")
+    ] + [SecondOrderBoundClassifier(voters=voters, max_epochs=2, random_state=0)]
+    candidates.append(clone(candidates[0]).set_params(random_state=1))
+    sel = BoundSelectionClassifier(candidates).fit(X, y)
+    assert len(grown) == 2 and grown[0] != grown[1]  # random_state 0 once, 1 once
+    banks = [id(est.voters_) for est in sel.estimators_]
+    assert banks[0] == banks[1] == banks[2] != banks[3]
+    shared = [est.bound_ for est in sel.estimators_]
+    grown.clear()
+    alone = [clone(c).set_params(delta=sel.delta / 4).fit(X, y).bound_ for c in candidates]
+    assert len(grown) == 4  # outside a selection, each fit grows its own
+    assert shared == alone  # the same certificates to the last digit
+
+
+def test_selection_candidates_on_other_labels_grow_their_own_bank():
+    from skpacbayes._statistics import shared_fit, shared_votes
+
+    X, y = load_breast_cancer(return_X_y=True)
+    with shared_votes():
+        a = shared_fit(StumpBank(random_state=0), X, y)
+        b = shared_fit(StumpBank(random_state=0), X, 1 - y)
+        c = shared_fit(StumpBank(random_state=0), X.copy(), y)
+        d = shared_fit(StumpBank(random_state=0), X, y)
+        names = np.array(["benign", "malignant"], dtype=object)[y]  # labels of any dtype
+        e = shared_fit(StumpBank(random_state=0), X, names)
+        f = shared_fit(StumpBank(random_state=0), X, names.copy())
+    assert a is d and e is f and len({id(a), id(b), id(c), id(e)}) == 4
+    assert shared_fit(StumpBank(random_state=0), X, y) is not a  # outside a block: a new fit
+
+
 def test_counts_add_over_disjoint_rows():
     a = VoteStatistics(np.array([2, 3]), np.array([1, 0]), np.eye(2, dtype=int), np.ones((2, 2)))
     b = VoteStatistics(np.array([1, 1]), np.array([1, 1]), np.eye(2, dtype=int), np.ones((2, 2)))

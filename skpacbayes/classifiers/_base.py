@@ -5,6 +5,7 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -386,7 +387,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             self.classes_ = np.asarray(voters.classes_)
             y_idx, passes = label_indices(y, self.classes_), DaskVotePasses(voters, X)
         else:
-            voters.fit(X, y)
+            voters = _grown(voters, X, y)
             self.classes_ = np.asarray(voters.classes_)
             y_idx = np.searchsorted(self.classes_, y)
             y_idx = np.clip(y_idx, 0, self.classes_.shape[0] - 1)
@@ -680,6 +681,21 @@ def _minimum(a, b):
     import torch
 
     return torch.minimum(a, b)
+
+
+def _grown(voters, X, y):
+    """``voters`` fitted on ``X, y``: a bank grown from the data once per selection
+    (:func:`~skpacbayes._statistics.shared_fit`); a fitted (frozen) bank or prefit models as
+    they are fitted (their parameters are models: too large a key)."""
+    from skpacbayes._statistics import shared_fit
+    from skpacbayes.voters import PrefitVoters
+
+    try:
+        check_is_fitted(voters)
+    except NotFittedError:
+        if not isinstance(voters, PrefitVoters):
+            return shared_fit(voters, X, y)
+    return voters.fit(X, y)
 
 
 def resolve_voters(voters, default, seed, n_jobs):
