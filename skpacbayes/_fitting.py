@@ -743,8 +743,8 @@ def _train_rows(estimator, problem, seed, solver, start=None):
         estimator,
         "starts: "
         + ", ".join(f"{k} {v:.6f}" for k, (_, v) in starts.items() if v is not None)
-        + "; L-BFGS ends: "
-        + ", ".join(f"{k} {v:.6f}" for k, v in ends.items())
+        + ("; L-BFGS ends: " if rank is None else "; L-BFGS ends (training errors): ")
+        + ", ".join(f"{k} {v:.6f}" if rank is None else f"{k} {int(v)}" for k, v in ends.items())
         + f"; kept the {name}",
     )
     return (*runs[name], name)
