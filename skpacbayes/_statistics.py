@@ -19,6 +19,7 @@ them as float64 rates, the certificate reads the same counts (:func:`certified_s
 import contextlib
 import contextvars
 import math
+import pickle
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,7 +93,8 @@ def shared_fit(voters, X, y):
     hence one vote matrix as well). The key is the hash of the unfitted bank
     (:func:`joblib.hash`: every parameter), the identity of ``X`` (held by the entry) and
     the hash of ``y``. Only for unfitted banks whose parameters are small: not for
-    :class:`~skpacbayes.voters.PrefitVoters`, whose parameters are fitted models.
+    :class:`~skpacbayes.voters.PrefitVoters`, whose parameters are fitted models. A bank
+    that cannot be hashed (a parameter that cannot be pickled) is fitted on its own.
 
     Parameters
     ----------
@@ -113,7 +115,10 @@ def shared_fit(voters, X, y):
         return voters.fit(X, y)
     import joblib
 
-    key = ("voters", joblib.hash(voters), id(X), joblib.hash(y))
+    try:
+        key = ("voters", joblib.hash(voters), id(X), joblib.hash(y))
+    except pickle.PicklingError:  # a parameter that cannot be pickled: a fit of its own
+        return voters.fit(X, y)
     if key not in entries:
         entries[key] = (voters.fit(X, y), X)
     return entries[key][0]

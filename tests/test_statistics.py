@@ -211,6 +211,10 @@ def test_selection_candidates_on_other_labels_grow_their_own_bank():
         e = shared_fit(StumpBank(random_state=0), X, names)
         f = shared_fit(StumpBank(random_state=0), X, names.copy())
     assert a is d and e is f and len({id(a), id(b), id(c), id(e)}) == 4
+    with shared_votes():  # a bank that cannot be hashed is fitted on its own
+        odd = StumpBank(random_state=0)
+        odd.hook = lambda: None  # pickle refuses a lambda
+        assert shared_fit(odd, X, y) is odd and odd.n_voters_ == a.n_voters_
     assert shared_fit(StumpBank(random_state=0), X, y) is not a  # outside a block: a new fit
 
 
