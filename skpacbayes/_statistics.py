@@ -22,6 +22,7 @@ import math
 import pickle
 from dataclasses import dataclass
 
+import joblib
 import numpy as np
 
 from skpacbayes._certificate import _STAT_SLACK
@@ -113,8 +114,6 @@ def shared_fit(voters, X, y):
     entries = _SHARED.get()
     if entries is None:
         return voters.fit(X, y)
-    import joblib
-
     try:
         key = ("voters", joblib.hash(voters), id(X), joblib.hash(y))
     except pickle.PicklingError:  # a parameter that cannot be pickled: a fit of its own

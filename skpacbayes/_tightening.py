@@ -78,7 +78,6 @@ class PartitionObjective:
         self.groups = groups
         self.family = estimator.posterior
         self.mixture = np.asarray(mixture, dtype=np.float64)
-        self.delta = float(estimator.delta)
         self.offsets = np.cumsum([0] + [g.voters.size for g in groups])
         self.evaluations = 0
         self.max_evaluations = max_evaluations
@@ -153,7 +152,9 @@ class PartitionObjective:
         # bounds.partition_bound with Newton's kl roots (NumPy, a tenth of the certified
         # search's time): the cross bound over the halves, each at delta / h
         eps = bounds.seeger_epsilon(
-            np.array(kl), np.array(self.m, dtype=np.float64), self.delta / len(self.m)
+            np.array(kl),
+            np.array(self.m, dtype=np.float64),
+            float(self.estimator.delta) / len(self.m),
         )
         l_up = min(1.0, float(mixture @ newton_kl_inv_upper(np.array(gibbs), eps)))
         return float(bounds.triple_bound(l_up, b, c))
