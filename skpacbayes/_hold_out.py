@@ -166,7 +166,9 @@ class RecodedVoters:
 
     def votes(self, X):
         """Votes of the bank on ``X``, mapped by ``codes``."""
-        return self.codes[self.voters.votes(X)]
+        from skpacbayes._statistics import shared_vote_matrix
+
+        return self.codes[shared_vote_matrix(self.voters, X)]
 
 
 def grown_voters(voters, X, y, seed, n_jobs):
@@ -677,7 +679,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     def _scores(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32])
-        votes = self._codes[self.voters_.votes(X)]
+        from skpacbayes._statistics import shared_vote_matrix
+
+        votes = self._codes[shared_vote_matrix(self.voters_, X)]
         return weighted_vote_scores(votes, self.weights_, self.classes_.size)
 
     @dask_rows("scores")

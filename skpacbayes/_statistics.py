@@ -36,6 +36,7 @@ __all__ = [
     "chunk_counts",
     "count_statistics",
     "shared_value",
+    "shared_vote_matrix",
     "shared_votes",
 ]
 
@@ -58,9 +59,11 @@ def shared_votes():
     while the block is open); the kept chunks are read-only. Banks that the candidates grow
     themselves from equal parameters are grown once (:func:`shared_fit`), hence share their
     votes too. Each thread or process of a parallel backend has its own context, hence its
-    own (or no) sharing.
+    own (or no) sharing. A block opened inside another one joins it (a selection fitted
+    within a block shares the votes of the enclosing block's fits).
     """
-    token = _SHARED.set({})
+    entries = _SHARED.get()
+    token = _SHARED.set({} if entries is None else entries)
     try:
         yield
     finally:
@@ -81,6 +84,31 @@ def shared_value(key, compute):
     if k not in entries:
         entries[k] = compute()
     return entries[k]
+
+
+def shared_vote_matrix(voters, X):
+    """``voters.votes(X)``; within a :func:`shared_votes` block, computed once per
+    (voters, ``X``) and read-only.
+
+    The prediction side of the sharing: the fits of a block that predict on the same rows
+    (a benchmark's test rows) read one vote matrix, the one their training computed when
+    ``X`` is the training sample.
+
+    Parameters
+    ----------
+    voters : voter bank
+        Fitted.
+    X : {ndarray, sparse matrix} of shape (n_rows, n_features)
+        Rows.
+
+    Returns
+    -------
+    ndarray of shape (n_rows, n_voters)
+        The votes (read-only within a block).
+    """
+    if _SHARED.get() is None:
+        return voters.votes(X)
+    return VotePasses(voters, X).whole()
 
 
 def shared_fit(voters, X, y):
@@ -171,7 +199,13 @@ class VotePasses:
             return
         kept = [] if self._keep else None
         for start in range(0, self.n_rows, self.chunk_rows):
-            votes = self.voters.votes(self.X[start : start + self.chunk_rows])
+            # one chunk: X itself (the key of a vote matrix shared within a block)
+            rows = (
+                self.X
+                if self.n_rows <= self.chunk_rows
+                else self.X[start : start + self.chunk_rows]
+            )
+            votes = self.voters.votes(rows)
             if kept is not None:
                 kept.append((start, votes))
             yield start, votes

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split
 from sklearn.utils.parallel import Parallel, delayed
@@ -382,7 +383,7 @@ def _gaussian_vote(voters, delta, max_epochs, seed):
 
 
 def _cost_rank(method, family):
-    """A rough rank of a fit's cost, for the order of the tasks: a selection over several
+    """A rough rank of a fit's cost, for the blocks and their order: a selection over several
     Gaussian fits or one that grows its own forests, then the families trained on the rows,
     then the Categorical fits trained on the rows, then those optimised on the counts (and
     the others)."""
@@ -391,6 +392,66 @@ def _cost_rank(method, family):
     if family in ("dirichlet", "gaussian"):
         return 2
     return 1 if method in ("Bin", "CBound", "VC") else 0
+
+
+def _blocks(tasks, n_workers):
+    """The tasks cut into blocks, each run in one process, the heaviest first.
+
+    The fits of one seed on one fitted bank share its vote matrices (:func:`_fit_block`):
+    they are cut into at most ``n_workers`` blocks of about equal cost (by
+    :func:`_cost_rank`, each fit given to the lightest block so far, the costliest first),
+    so that the bank's votes are computed once per block rather than once per fit while
+    every worker still has work. Fits that grow their own voters are blocks of their own.
+    The blocks are returned by decreasing cost (the last ones to finish are short).
+    """
+
+    def cost(i):
+        return 4 ** _cost_rank(*tasks[i][1:3])
+
+    groups, blocks = {}, []
+    for i, (seed, _, _, voters, *_) in enumerate(tasks):
+        if voters is None:
+            blocks.append([i])
+        else:
+            groups.setdefault((seed, id(voters)), []).append(i)
+    for members in groups.values():
+        parts = [[] for _ in range(min(max(1, n_workers), len(members)))]
+        loads = [0] * len(parts)
+        for i in sorted(members, key=cost, reverse=True):
+            lightest = loads.index(min(loads))
+            parts[lightest].append(i)
+            loads[lightest] += cost(i)
+        blocks.extend(parts)
+    return sorted(blocks, key=lambda block: -sum(map(cost, block)))
+
+
+def _fit_block(fits, voters, X_train, y_train, X_test, y_test, seed, settings):
+    """The ``(method, family)`` fits of one seed on the fitted bank ``voters``, in turn.
+
+    They share the bank's vote matrices on the training and test rows (a
+    :func:`~skpacbayes._statistics.shared_votes` block), computed first; each fit's time is
+    its own plus the time of the training rows' votes, as if it had computed them itself
+    (which a fit of its own does), so that fit times compare across runs and blocks.
+    Returns ``(estimator, fit time, test error)`` per fit.
+    """
+    from contextlib import nullcontext
+
+    from skpacbayes._statistics import shared_vote_matrix, shared_votes
+
+    with shared_votes() if voters is not None else nullcontext():
+        votes_time = 0.0
+        if voters is not None:
+            start = time.perf_counter()
+            shared_vote_matrix(voters, X_train)
+            votes_time = time.perf_counter() - start
+            shared_vote_matrix(voters, X_test)
+        out = []
+        for method, family in fits:
+            est, fit_time, test_error = _fit_one(
+                method, family, voters, X_train, y_train, X_test, y_test, seed, settings
+            )
+            out.append((est, fit_time + votes_time, test_error))
+    return out
 
 
 def _fit_one(method, family, voters, X_train, y_train, X_test, y_test, seed, settings):
@@ -474,8 +535,14 @@ def compare(
     test_size : float, default=0.2
         Fraction of the data held out (stratified) to measure the test error.
     n_jobs : int, default=1
-        Parallel (seed, method, posterior) fits, through :class:`joblib.Parallel` (so the
-        backend set by :func:`joblib.parallel_config`, e.g. ``"dask"``, is used).
+        Parallel fits, through :class:`joblib.Parallel` (so the backend set by
+        :func:`joblib.parallel_config`, e.g. ``"dask"``, is used). The fits of one seed on
+        the seed's shared voter bank run in at most ``n_jobs`` blocks of about equal cost,
+        each in one process, where they share the bank's vote matrices on the training and
+        test rows (computed once per block instead of once per fit: a 200-tree forest's
+        votes cost as much as a Categorical fit on them); fits that grow their own voters
+        run one by one. Each row's ``fit_time`` is the fit's own time plus that of its
+        block's training votes, as for a fit run alone.
     progress : bool, default=True
         Progress bar (and download progress) on stderr, drawn only when stderr is a
         terminal.
@@ -551,17 +618,19 @@ def compare(
             voters = None if key is None else fitted[key]
             tasks.append((seed, method, family, voters, X_tr, y_tr, X_te, y_te))
 
-    # the costliest fits first, so that the last ones to finish are short (the rows keep the
-    # order of the tasks)
-    order = sorted(range(len(tasks)), key=lambda i: -_cost_rank(*tasks[i][1:3]))
+    blocks = _blocks(tasks, effective_n_jobs(n_jobs))
     jobs = (
-        delayed(_fit_one)(method, family, voters, X_tr, y_tr, X_te, y_te, seed, settings)
-        for seed, method, family, voters, X_tr, y_tr, X_te, y_te in (tasks[i] for i in order)
+        delayed(_fit_block)(
+            [tasks[i][1:3] for i in block], *tasks[block[0]][3:], block_seed, settings
+        )
+        for block, block_seed in ((b, tasks[b[0]][0]) for b in blocks)
     )
     done = [None] * len(tasks)
-    for i, result in zip(order, Parallel(n_jobs=n_jobs, return_as="generator")(jobs), strict=True):
-        done[i] = result
-        bar.step(f"seed {tasks[i][0]} {tasks[i][1]}/{tasks[i][2]}")
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+    for block, outcomes in zip(blocks, results, strict=True):
+        for i, outcome in zip(block, outcomes, strict=True):
+            done[i] = outcome
+            bar.step(f"seed {tasks[i][0]} {tasks[i][1]}/{tasks[i][2]}")
     rows, fitted_estimators = [], {}
     for (seed, method, family, *_), (est, fit_time, test_error) in zip(tasks, done, strict=True):
         rows.append(

@@ -113,6 +113,58 @@ def test_compare_runs_costly_fits_first_and_keeps_the_rows_in_order():
         assert a["test_error"] == b["test_error"]
 
 
+def test_blocks_cut_the_fits_of_a_seed_on_a_bank_into_one_block_per_worker():
+    """The fits of one seed on one bank form at most one block per worker, of about equal
+    cost (the costliest fit first, each to the lightest block); fits that grow their own
+    voters are blocks of their own; the heaviest blocks come first."""
+    bank_a, bank_b = object(), object()
+    tasks = [
+        (0, "FO", "gaussian", bank_a),
+        (0, "FO", "categorical", bank_a),
+        (0, "Vote", "gaussian", bank_a),
+        (0, "Occam", "categorical", bank_a),
+        (1, "FO", "categorical", bank_b),
+        (0, "Certified", "categorical", None),
+        (1, "SO", "categorical", bank_b),
+    ]
+    blocks = benchmark._blocks(tasks, 2)
+    assert sorted(map(sorted, blocks)) == [[0, 1, 3], [2], [4], [5], [6]]
+    costs = [sum(4 ** benchmark._cost_rank(*tasks[i][1:3]) for i in b) for b in blocks]
+    assert costs == sorted(costs, reverse=True)
+    assert sorted(map(sorted, benchmark._blocks(tasks, 1))) == [[0, 1, 2, 3], [4, 6], [5]]
+
+
+def test_compare_fits_of_a_seed_share_the_votes_of_their_bank(monkeypatch):
+    """In a block, the bank's votes on the training and on the test rows are computed once
+    for all its fits, and the rows are those of fits run one by one."""
+    from skpacbayes.voters import SplitForest
+
+    calls = []
+    original = SplitForest.votes
+
+    def counting(self, X, **kwargs):
+        calls.append(X.shape[0])
+        return original(self, X, **kwargs)
+
+    monkeypatch.setattr(SplitForest, "votes", counting)
+    kwargs = dict(
+        seeds=2,
+        methods=["FO", "SO", "Occam"],
+        posteriors=["categorical"],
+        n_estimators=6,
+        progress=False,
+    )
+    blocks = compare("iris", n_jobs=1, **kwargs)
+    assert calls.count(120) == 2 and calls.count(30) == 2  # one block per seed
+    calls.clear()
+    monkeypatch.setattr(benchmark, "_blocks", lambda tasks, n: [[i] for i in range(len(tasks))])
+    alone = compare("iris", n_jobs=1, **kwargs)
+    assert calls.count(120) == 6 and calls.count(30) == 6  # one per fit
+    assert [(r["bound"], r["test_error"]) for r in blocks.rows] == [
+        (r["bound"], r["test_error"]) for r in alone.rows
+    ]
+
+
 def test_compare_rejects_unknown_method():
     with pytest.raises(ValueError, match="Unknown methods"):
         compare("iris", methods=["XYZ"], progress=False)

@@ -129,6 +129,58 @@ def test_selection_candidates_on_frozen_voters_share_one_vote_matrix(path):
     assert shared == alone  # the same certificates to the last digit
 
 
+def test_fits_and_predictions_in_a_block_share_one_vote_matrix_per_rows():
+    """Within a block, fits and predictions on one frozen bank compute its votes once per
+    row set (training rows, test rows), a selection inside the block joins it, and the
+    predictions are those of fits of their own."""
+    from sklearn.frozen import FrozenEstimator
+
+    from skpacbayes import HoldOutBoundClassifier
+    from skpacbayes._statistics import shared_vote_matrix, shared_votes
+    from skpacbayes.model_selection import BoundSelectionClassifier
+
+    X, y = load_iris(return_X_y=True)
+    X_train, X_test, y_train = X[::2], X[1::2], y[::2]
+    bank = SplitForest(n_estimators=8, random_state=0).fit(X_train, y_train)
+    calls = []
+    original = bank.votes
+
+    def counting(rows, **kwargs):
+        calls.append(id(rows))
+        return original(rows, **kwargs)
+
+    bank.votes = counting
+    frozen = FrozenEstimator(bank)
+
+    def estimators():
+        return [
+            FirstOrderBoundClassifier(voters=frozen, random_state=0),
+            FirstOrderBoundClassifier(
+                voters=frozen, posterior="gaussian", max_epochs=0, random_state=0
+            ),
+            HoldOutBoundClassifier(voters=frozen, validation_fraction=None, random_state=0),
+            BoundSelectionClassifier(
+                [OccamBoundClassifier(voters=frozen), SecondOrderBoundClassifier(voters=frozen)]
+            ),
+        ]
+
+    alone = [est.fit(X_train, y_train).predict(X_test) for est in estimators()]
+    # one matrix of the training rows per estimator (the selection's candidates share one)
+    assert calls.count(id(X_train)) == 4 and calls.count(id(X_test)) == 4
+    calls.clear()
+    with shared_votes():
+        votes = shared_vote_matrix(frozen, X_train)
+        with shared_votes():  # a block inside a block joins it
+            assert shared_vote_matrix(frozen, X_train) is votes
+        shared = [est.fit(X_train, y_train).predict(X_test) for est in estimators()]
+        assert not votes.flags.writeable
+        assert shared_vote_matrix(frozen, X_test.copy()) is not shared_vote_matrix(frozen, X_test)
+    assert calls.count(id(X_train)) == 1 and calls.count(id(X_test)) == 1
+    for a, b in zip(alone, shared, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert shared_vote_matrix(frozen, X_test).flags.writeable  # outside a block: computed anew
+
+
 def test_selection_candidates_on_the_same_votes_share_the_vote_start(monkeypatch):
     # the vote of least cross-entropy (a start of the per-row training) depends on the
     # votes of each half only: a selection computes it once per half, not once per candidate

@@ -510,7 +510,9 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             X = validate_data(
                 self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
             )
-        return self.voters_.votes(X)
+        from skpacbayes._statistics import shared_vote_matrix
+
+        return shared_vote_matrix(self.voters_, X)
 
     def _class_scores(self, votes, decide=False):
         """Weighted vote per class, shape (n_samples, n_classes).
