@@ -15,6 +15,7 @@ the held-out ``f``) and :class:`~skpacbayes.CertifiedVoteClassifier` with its de
 import json
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
@@ -27,6 +28,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from skpacbayes import _reference
 from skpacbayes._certified_vote import CertifiedVoteClassifier
 from skpacbayes._hold_out import HoldOutBoundClassifier
+from skpacbayes._statistics import shared_vote_matrix, shared_votes
 from skpacbayes.classifiers import (
     BinomialBoundClassifier,
     CBoundClassifier,
@@ -425,8 +427,8 @@ def _blocks(tasks, n_workers):
     return sorted(blocks, key=lambda block: -sum(map(cost, block)))
 
 
-def _fit_block(fits, voters, X_train, y_train, X_test, y_test, seed, settings):
-    """The ``(method, family)`` fits of one seed on the fitted bank ``voters``, in turn.
+def _fit_block(tasks, settings):
+    """The fits ``tasks`` of one seed on one fitted bank (or one fit), in turn.
 
     They share the bank's vote matrices on the training and test rows (a
     :func:`~skpacbayes._statistics.shared_votes` block), computed first; each fit's time is
@@ -434,10 +436,7 @@ def _fit_block(fits, voters, X_train, y_train, X_test, y_test, seed, settings):
     (which a fit of its own does), so that fit times compare across runs and blocks.
     Returns ``(estimator, fit time, test error)`` per fit.
     """
-    from contextlib import nullcontext
-
-    from skpacbayes._statistics import shared_vote_matrix, shared_votes
-
+    seed, _, _, voters, X_train, y_train, X_test, y_test = tasks[0]
     with shared_votes() if voters is not None else nullcontext():
         votes_time = 0.0
         if voters is not None:
@@ -446,7 +445,7 @@ def _fit_block(fits, voters, X_train, y_train, X_test, y_test, seed, settings):
             votes_time = time.perf_counter() - start
             shared_vote_matrix(voters, X_test)
         out = []
-        for method, family in fits:
+        for _, method, family, *_ in tasks:
             est, fit_time, test_error = _fit_one(
                 method, family, voters, X_train, y_train, X_test, y_test, seed, settings
             )
@@ -619,12 +618,7 @@ def compare(
             tasks.append((seed, method, family, voters, X_tr, y_tr, X_te, y_te))
 
     blocks = _blocks(tasks, effective_n_jobs(n_jobs))
-    jobs = (
-        delayed(_fit_block)(
-            [tasks[i][1:3] for i in block], *tasks[block[0]][3:], block_seed, settings
-        )
-        for block, block_seed in ((b, tasks[b[0]][0]) for b in blocks)
-    )
+    jobs = (delayed(_fit_block)([tasks[i] for i in block], settings) for block in blocks)
     done = [None] * len(tasks)
     results = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
     for block, outcomes in zip(blocks, results, strict=True):
