@@ -166,9 +166,7 @@ class RecodedVoters:
 
     def votes(self, X):
         """Votes of the bank on ``X``, mapped by ``codes``."""
-        from skpacbayes._statistics import shared_vote_matrix
-
-        return self.codes[shared_vote_matrix(self.voters, X)]
+        return self.codes[self.voters.votes(X)]
 
 
 def grown_voters(voters, X, y, seed, n_jobs):

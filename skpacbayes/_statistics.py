@@ -199,13 +199,7 @@ class VotePasses:
             return
         kept = [] if self._keep else None
         for start in range(0, self.n_rows, self.chunk_rows):
-            # one chunk: X itself (the key of a vote matrix shared within a block)
-            rows = (
-                self.X
-                if self.n_rows <= self.chunk_rows
-                else self.X[start : start + self.chunk_rows]
-            )
-            votes = self.voters.votes(rows)
+            votes = self.voters.votes(self.X[start : start + self.chunk_rows])
             if kept is not None:
                 kept.append((start, votes))
             yield start, votes
