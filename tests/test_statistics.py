@@ -90,15 +90,10 @@ def test_vote_passes_keep_the_votes_only_within_budget():
     assert calls == [30, 30, 30, 10] * 2  # computed again at every pass
 
 
-@pytest.mark.parametrize("path", ["counts", "rows"])
-def test_selection_candidates_on_frozen_voters_share_one_vote_matrix(path):
-    from sklearn.base import clone
+def _counting_votes(bank):
+    """``bank`` frozen, with the row count of each of its ``votes`` calls listed."""
     from sklearn.frozen import FrozenEstimator
 
-    from skpacbayes.model_selection import BoundSelectionClassifier
-
-    X, y = load_iris(return_X_y=True)
-    bank = SplitForest(n_estimators=8, random_state=0).fit(X, y)
     calls = []
     original = bank.votes
 
@@ -107,7 +102,18 @@ def test_selection_candidates_on_frozen_voters_share_one_vote_matrix(path):
         return original(rows, **kwargs)
 
     bank.votes = counting
-    frozen = FrozenEstimator(bank)
+    return FrozenEstimator(bank), calls
+
+
+@pytest.mark.parametrize("path", ["counts", "rows"])
+def test_selection_candidates_on_frozen_voters_share_one_vote_matrix(path):
+    from sklearn.base import clone
+
+    from skpacbayes.model_selection import BoundSelectionClassifier
+
+    X, y = load_iris(return_X_y=True)
+    bank = SplitForest(n_estimators=8, random_state=0).fit(X, y)
+    frozen, calls = _counting_votes(bank)
     if path == "counts":
         candidates = [
             cls(voters=frozen, random_state=0)
@@ -133,7 +139,6 @@ def test_fits_and_predictions_in_a_block_share_one_vote_matrix_per_rows():
     """Within a block, fits and predictions on one frozen bank compute its votes once per
     row set (training rows, test rows), a selection inside the block joins it, and the
     predictions are those of fits of their own."""
-    from sklearn.frozen import FrozenEstimator
 
     from skpacbayes import HoldOutBoundClassifier
     from skpacbayes._statistics import shared_vote_matrix, shared_votes
@@ -143,15 +148,7 @@ def test_fits_and_predictions_in_a_block_share_one_vote_matrix_per_rows():
     order = np.random.default_rng(0).permutation(y.size)
     X_train, X_test, y_train = X[order[:100]], X[order[100:]], y[order[:100]]
     bank = SplitForest(n_estimators=8, random_state=0).fit(X_train, y_train)
-    calls = []
-    original = bank.votes
-
-    def counting(rows, **kwargs):
-        calls.append(rows.shape[0])
-        return original(rows, **kwargs)
-
-    bank.votes = counting
-    frozen = FrozenEstimator(bank)
+    frozen, calls = _counting_votes(bank)
 
     def estimators():
         return [
