@@ -1188,9 +1188,9 @@ def _mixture_scores(posteriors, natural, mixture, groups, votes, decide=False):
     See :ref:`theory-split`.
 
     With ``decide=True`` (multi-class) only the entries that can be the row's maximum are
-    computed: every other entry is a closed-form upper bound below it (see
-    :func:`_mixture_decision_scores`), so the strict arg-max is the same at a fraction of
-    the cost (most rows need one integral instead of one per class).
+    computed, and only on the rows where the closed-form bounds leave it in doubt (see
+    :func:`_mixture_decision_scores`): the strict arg-max is the same at a fraction of the
+    cost (most rows need no integral, the others one instead of one per class).
     """
     halves = [
         (post, torch.from_numpy(np.asarray(nat)), a, np.ascontiguousarray(votes[:, g.voters]))
@@ -1212,27 +1212,43 @@ _DECISION_MARGIN = 1e-9  # far above the certified integrals' error (about 1e-11
 
 
 def _mixture_decision_scores(halves):
-    """Win probabilities of the entries that can be each row's maximum, upper bounds elsewhere.
+    """Scores with the strict arg-max of the mixture's win probabilities, at a fraction of
+    their cost: certified values where a row's maximum is in doubt, closed-form bounds
+    elsewhere.
 
-    Each half's :meth:`~skpacbayes.posteriors.Gaussian.win_probability_upper_bounds`
-    (closed form, valid for the exact values) mixes into ``U``. The class with the largest
-    ``U`` gets its certified win probability ``V``; every other class whose ``U`` reaches
-    ``V - 1e-9`` gets its certified value too. A class left at ``U < V - 1e-9`` is below
-    the evaluated maximum, so the strict arg-max (and a tie among evaluated entries) is the
-    same as on the full matrix of certified win probabilities.
+    Each half's :meth:`~skpacbayes.posteriors.Gaussian.win_probability_bounds` (closed
+    form, valid for the exact values) mixes into lower and upper bounds ``L`` and ``U``;
+    the class of largest ``U`` leads. Where the leader's ``L`` exceeds every other class's
+    ``U`` by more than ``1e-9`` (a clear vote: most rows), the leader's entry is ``L`` and
+    the others' their ``U``: the leader is the strict arg-max of the exact win probabilities,
+    and no integral is computed. On the other rows the leader gets its certified win
+    probability ``V``, and every other class whose ``U`` reaches ``V - 1e-9`` its certified
+    value too; a class left at ``U < V - 1e-9`` is below the evaluated maximum. The strict
+    arg-max (and a tie among evaluated entries) is thus that of the full matrix of
+    certified win probabilities.
     """
-    upper = sum(a * post.win_probability_upper_bounds(nat, v) for post, nat, a, v in halves)
+    lower = upper = 0.0
+    for post, nat, a, v in halves:
+        low, up = post.win_probability_bounds(nat, v)
+        lower, upper = lower + a * low, upper + a * up
     b = upper.shape[0]
     rows = torch.arange(b)
     lead = upper.argmax(dim=1)
+    scores = upper.clone()
+    scores[rows, lead] = -math.inf
+    clear = lower[rows, lead] - _DECISION_MARGIN > scores.amax(dim=1)
+    scores[rows, lead] = torch.where(clear, lower[rows, lead], upper[rows, lead])
 
     def certified(r, t):
         return sum(a * post.win_probability(nat, v[r], t) for post, nat, a, v in halves)
 
-    scores = upper.clone()
-    scores[rows, lead] = certified(slice(None), lead)  # every row: no copy of the votes
+    doubt = torch.nonzero(~clear).reshape(-1)
+    if doubt.numel() == 0:
+        return scores
+    every = doubt.numel() == b  # every row: no copy of the votes
+    scores[doubt, lead[doubt]] = certified(slice(None) if every else doubt, lead[doubt])
     ahead = scores[rows, lead] - _DECISION_MARGIN
-    close = upper >= ahead[:, None]
+    close = (upper >= ahead[:, None]) & ~clear[:, None]
     close[rows, lead] = False
     r, t = torch.nonzero(close, as_tuple=True)
     if r.numel():

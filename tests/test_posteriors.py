@@ -935,16 +935,19 @@ def _random_votes(rng, b, n, k, spread):
 
 
 @pytest.mark.parametrize("k", [3, 5, 10])
-def test_gauss_multi_win_probability_upper_bounds(k):
+def test_gauss_multi_win_probability_bounds(k):
     rng = np.random.default_rng(40 + k)
     for n, scale in ((1, 1.0), (4, 3.0), (12, 0.3), (30, 1.0)):
         post = Gaussian(n, n_classes=k)
         votes = _random_votes(rng, 300, n, k, 0.6)
         p = t64(rng.normal(0.5, scale, n))
         exact = post.win_probabilities(p, votes)
-        upper = post.win_probability_upper_bounds(p, votes)
-        assert upper.shape == exact.shape and bool((upper >= exact).all())
-        assert bool((upper <= 1.0).all())
+        lower, upper = post.win_probability_bounds(p, votes)
+        assert upper.shape == lower.shape == exact.shape
+        assert bool((lower <= exact).all()) and bool((upper >= exact).all())
+        assert bool((lower >= 0.0).all()) and bool((upper <= 1.0).all())
+        if n == 30:  # clear votes: the lower bound of the leader is informative
+            assert float(lower.amax(dim=1).mean()) > 0.5
         # one class per row: the same numbers as the full matrix
         target = torch.tensor(rng.integers(0, k, 300))
         one = post.win_probability(p, votes, target)
@@ -959,13 +962,17 @@ def test_gauss_multi_upper_bound_is_exact_for_two_voted_classes():
     post = Gaussian(2, n_classes=3)
     p = t64([1.0, 0.5])
     votes = torch.tensor([[0, 1]])
-    upper = post.win_probability_upper_bounds(p, votes)[0]
+    lower, upper = (bound[0] for bound in post.win_probability_bounds(p, votes))
     expected = [ndtr(0.5 / math.sqrt(2)), ndtr(-0.5 / math.sqrt(2)), ndtr(-1.0)]
     for got, want in zip(upper.tolist(), expected, strict=True):
         assert want <= got <= want + 2e-9
+    # class 0 loses if s_1 >= s_0 or 0 >= s_0: the union bound of the two
+    want = 1.0 - ndtr(-0.5 / math.sqrt(2)) - ndtr(-1.0)
+    assert want - 3e-9 <= float(lower[0]) <= want
     # two classes without votes tie at 0: neither can win strictly
-    upper = Gaussian(1, n_classes=3).win_probability_upper_bounds(t64([0.3]), torch.tensor([[0]]))
+    lower, upper = Gaussian(1, n_classes=3).win_probability_bounds(t64([0.3]), torch.tensor([[0]]))
     assert float(upper[0, 1]) <= 2e-9 and float(upper[0, 2]) <= 2e-9
+    assert float(lower[0, 1]) == float(lower[0, 2]) == 0.0
 
 
 @pytest.mark.parametrize("certified", [True, False])
@@ -985,7 +992,7 @@ def test_p_strict_winner_value_without_gradients_is_the_same(certified):
 
 
 @pytest.mark.parametrize("alpha", [0.5, 0.2])
-def test_mixture_decision_scores_keep_the_strict_argmax(alpha):
+def test_mixture_decision_scores_keep_the_strict_argmax(alpha, monkeypatch):
     from skpacbayes._fitting import _mixture_decision_scores
 
     rng = np.random.default_rng(int(alpha * 10))
@@ -996,22 +1003,44 @@ def test_mixture_decision_scores_keep_the_strict_argmax(alpha):
         p = t64(rng.normal(1.0, 1.0, n))
         votes = _random_votes(rng, b, n, k, 0.5)
         halves.append((post, p, alpha if n == 7 else 1 - alpha, votes))
+    # clear votes: 40 voters of weight 3, 90 % of them for one class per row
+    clear = [(Gaussian(40, n_classes=k), t64([3.0] * 40), 1.0, _random_votes(rng, b, 40, k, 0.9))]
     # exact ties: two identical halves' rows (the same class sums for classes 0 and 1)
     tie_post = Gaussian(2, n_classes=k)
     tie = [(tie_post, t64([1.0, 1.0]), 1.0, torch.tensor([[0, 1]] * 3, dtype=torch.int8))]
-    for case in (halves, tie):
+    integrals = []
+    original = Gaussian.win_probability
+
+    def counted(self, nat, votes, target):
+        integrals.append(len(target))
+        return original(self, nat, votes, target)
+
+    monkeypatch.setattr(Gaussian, "win_probability", counted)
+    for case in (halves, clear, tie):
         full = sum(a * post.win_probabilities(p, v) for post, p, a, v in case)
+        integrals.clear()
         fast = _mixture_decision_scores(case)
-        top = full.max(dim=1).values
-        exact = fast == full
-        assert bool((fast >= full).all())  # the others are upper bounds ...
-        assert bool((fast[~exact] < top[:, None].expand_as(fast)[~exact]).all())  # ... below
+        top, lead = full.max(dim=1)
+        rows = torch.arange(full.shape[0])
+        bounded = fast != full
+        # a bounded leader is a lower bound, every other bounded entry an upper bound below
+        # the row's maximum
+        is_lead = torch.zeros_like(bounded)
+        is_lead[rows, lead] = True
+        assert bool((fast[bounded & is_lead] < full[bounded & is_lead]).all())
+        assert bool((fast[bounded & ~is_lead] > full[bounded & ~is_lead]).all())
+        below = fast < fast.max(dim=1).values[:, None]
+        assert bool(below[bounded & ~is_lead].all())
         # the same strict arg-max, ties included
         strict_full = (full == top[:, None]).sum(1) == 1
         strict_fast = (fast == fast.max(dim=1).values[:, None]).sum(1) == 1
         assert torch.equal(strict_full, strict_fast)
         assert torch.equal(full.argmax(1), fast.argmax(1))
-        assert bool(exact.float().mean() < 1.0) or case is tie
+        evaluated = sum(integrals) / len(case)
+        if case is clear:  # no integral at all
+            assert evaluated == 0
+        elif case is halves:  # some rows decided by the bounds, others by integrals
+            assert 0 < evaluated < b
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])

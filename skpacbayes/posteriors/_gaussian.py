@@ -367,15 +367,17 @@ class Gaussian(Posterior):
         hi, lo, counts = vote_sums(nat, votes, None, "class", self.n_classes, exact)
         return p_strict_winner(hi, lo, counts, target, certified=exact)
 
-    def win_probability_upper_bounds(self, nat, votes):
-        """Closed-form upper bounds on :meth:`win_probabilities`, shape ``(b, k)``.
+    def win_probability_bounds(self, nat, votes):
+        """Closed-form lower and upper bounds on :meth:`win_probabilities`, shape ``(b, k)`` each.
 
-        Class ``y`` wins only if ``s_y > s_j`` for every ``j != y``, and
-        ``s_y - s_j ~ N(P_y - P_j, n_y + n_j)`` (a tie at zero when
-        ``n_y = n_j = 0``), so ``P(y wins) <= Phi(min_j (P_y - P_j) / sqrt(n_y + n_j))``.
-        The bounds are computed in float64 and raised by an allowance for the
-        rounding of the class sums and of ``Phi`` (``1e-9`` plus
-        ``4 n u sum |p_i|``), so they hold for the exact probabilities.
+        Class ``y`` wins only if ``s_y > s_j`` for every ``j != y``, where
+        ``s_y - s_j ~ N(P_y - P_j, n_y + n_j)`` (a tie at zero when ``n_y = n_j = 0``).
+        Hence ``P(y wins) <= Phi(min_j z_yj)`` with ``z_yj = (P_y - P_j) / sqrt(n_y + n_j)``,
+        and, by the union bound over the events ``s_j >= s_y``,
+        ``P(y wins) >= 1 - sum_{j != y} Phi(-z_yj)``. The bounds are computed in float64
+        and moved outwards by an allowance for the rounding of the class sums and of ``Phi``
+        (``1e-9`` plus ``4 n u sum |p_i|`` per ``Phi``), so that they hold for the exact
+        probabilities.
 
         Parameters
         ----------
@@ -386,9 +388,11 @@ class Gaussian(Posterior):
 
         Returns
         -------
-        upper : torch.Tensor of shape (b, n_classes)
-            Upper bounds (float64, at most 1) on the probability that each class is the
+        lower : torch.Tensor of shape (b, n_classes)
+            Lower bounds (float64, at least 0) on the probability that each class is the
             strict winner of the sampled vote.
+        upper : torch.Tensor of shape (b, n_classes)
+            Upper bounds (float64, at most 1) on the same probabilities.
 
         Examples
         --------
@@ -396,7 +400,10 @@ class Gaussian(Posterior):
         >>> from skpacbayes.posteriors import Gaussian
         >>> post = Gaussian(1, n_classes=3)
         >>> nat = torch.tensor([1.0], dtype=torch.float64)
-        >>> post.win_probability_upper_bounds(nat, torch.tensor([[1]])).round(decimals=4)
+        >>> lower, upper = post.win_probability_bounds(nat, torch.tensor([[1]]))
+        >>> lower.round(decimals=4)  # class 1 wins unless s_0 = 0 >= s_1 or s_2 = 0 >= s_1
+        tensor([[0.0000, 0.6827, 0.0000]], dtype=torch.float64)
+        >>> upper.round(decimals=4)  # P(s_1 > 0) = Phi(1) for class 1 (exact here)
         tensor([[0.0000, 0.8413, 0.0000]], dtype=torch.float64)
         """
         nat = self._checked(nat).detach().to(torch.float64)
@@ -407,7 +414,10 @@ class Gaussian(Posterior):
         z = torch.where(spread > 0, diff / torch.sqrt(spread.clamp_min(1.0)), -math.inf)
         z.diagonal(dim1=1, dim2=2).fill_(math.inf)
         slack = 1e-9 + 4.0 * self.n_voters * 2.0**-53 * float(nat.abs().sum())
-        return (gaussian_cdf(z.amin(dim=2)) + slack).clamp_(max=1.0)
+        upper = (gaussian_cdf(z.amin(dim=2)) + slack).clamp_(max=1.0)
+        # P(s_j >= s_y) = Phi(-z_yj): 1 for a tie at zero (z = -inf), 0 for j = y (z = +inf)
+        lower = 1.0 - (gaussian_sf(z) + slack).sum(dim=2) + slack
+        return lower.clamp_(min=0.0), upper
 
     def sample(self, nat, n_samples, generator):
         """``w = p + N(0, I)`` (drawn with ``generator``).
