@@ -124,9 +124,9 @@ def fit_posteriors(estimator, passes, y_idx, scheme, seed, bank=None):
     FitResult
     """
     device = resolve_device(estimator.device)
-    # threads of torch (OpenMP) and BLAS: n_jobs (None: one). Two threads beside other work
-    # wait for a core at every operation: adult's Dirichlet fit took 34 s with two threads
-    # and one busy core, 3.9 s with one thread.
+    # threads of torch (OpenMP): n_jobs (None: one), of BLAS: one (see thread_limit). Two
+    # threads beside other work wait for a core at every operation: adult's Dirichlet fit
+    # took 4.9 s with two threads and one busy core, 1.7 s with one thread.
     with thread_limit(effective_n_jobs(estimator.n_jobs)):
         if uses_counts(estimator, scheme):
             return _fit_on_counts(estimator, passes, y_idx, scheme, seed, bank, device)

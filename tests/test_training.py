@@ -154,3 +154,29 @@ def test_minimize_lbfgs_keeps_the_evaluated_point_of_lowest_rank():
     # without a rank the same run ends at the minimiser
     q = torch.tensor([3.0, -2.0], dtype=torch.float64, requires_grad=True)
     assert minimize_lbfgs([q], lambda: ((q - target) ** 2).sum()).value < 1e-12
+
+
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_training_threads_follow_n_jobs_and_blas_keeps_one(n_jobs, monkeypatch):
+    # two multi-threaded pools (torch's OpenMP and BLAS) taking turns wait for each other's
+    # cores: the BLAS products of the training run on one thread, torch on n_jobs
+    from sklearn.datasets import make_classification
+    from threadpoolctl import threadpool_info
+
+    from skpacbayes import FirstOrderBoundClassifier
+    from skpacbayes.posteriors import _vote_sums
+
+    seen = []
+    original = _vote_sums._matvec
+
+    def spy(a, x):
+        blas = {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+        seen.append((torch.get_num_threads(), blas))
+        return original(a, x)
+
+    monkeypatch.setattr(_vote_sums, "_matvec", spy)
+    X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    FirstOrderBoundClassifier(posterior="gaussian", n_jobs=n_jobs, max_epochs=3).fit(X, y)
+    assert seen
+    assert {threads for threads, _ in seen} == {1 if n_jobs is None else 2}
+    assert all(blas <= {1} for _, blas in seen)

@@ -173,10 +173,11 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         L-BFGS iteration.
     n_jobs : int or None, default=None
         Parallel jobs for fitting the default voters, and the threads of the training's
-        torch and BLAS operations (``None``: one, unless in a
-        :func:`joblib.parallel_config` context; ``-1``: every core). One thread is the
-        robust default: threads that wait for a busy core make every operation slow (the
-        Dirichlet fit of adult took 34 s with two threads beside one busy process, 3.9 s
+        torch operations (``None``: one, unless in a :func:`joblib.parallel_config`
+        context; ``-1``: every core). Its BLAS products keep one thread (two pools of
+        several threads each wait for each other's cores). One thread is the robust
+        default: threads that wait for a busy core make every operation slow (the
+        Dirichlet fit of adult took 4.9 s with two threads beside one busy process, 1.7 s
         with one).
 
     Examples
