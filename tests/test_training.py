@@ -143,7 +143,7 @@ def test_minimize_lbfgs_keeps_the_evaluated_point_of_lowest_rank():
         return ((p - target) ** 2).sum()
 
     def rank():  # prefers points far from the minimiser: ranks the start first
-        seen.append((p.detach().clone(), float(objective())))
+        seen.append((p.detach().clone(), float(objective().detach())))
         return float(-torch.linalg.norm(p.detach() - target))
 
     result = minimize_lbfgs([p], objective, rank=rank)
