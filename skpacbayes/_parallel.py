@@ -27,10 +27,11 @@ def thread_limit(n_threads):
     badly: after each operation their threads spin for a while waiting for more work, and
     the other pool's threads then wait for a core. A float32 product of an adult-sized
     error matrix with a vector after a torch operation took 8 ms with two threads in each
-    pool, 0.5 ms with two torch threads and one BLAS thread; the first-order fits of adult
-    with ``n_jobs=2`` took 3 to 9 s instead of 0.5 to 1.5 s, and on 200,000 rows 17 s
-    instead of 6 to 8 s. The training's BLAS products are matrix-vector products, bound by
-    the memory's bandwidth, where one thread loses little.
+    pool, 0.5 ms with two torch threads and one BLAS thread; the first-order Gaussian and
+    Dirichlet fits of adult with ``n_jobs=2`` took 2.9 and 8.4 s instead of 0.5 and 1.7 s
+    with one thread, and on 200,000 rows 16.5 and 17.9 s instead of 6.1 and 8.8 s
+    (``benchmarks/bench_threads.py``). The training's BLAS products are matrix-vector
+    products, bound by the memory's bandwidth, where one thread loses little.
 
     Parameters
     ----------
