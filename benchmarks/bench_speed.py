@@ -51,6 +51,15 @@ ESTIMATORS = {
 POSTERIORS = ("categorical", "dirichlet", "gaussian")
 
 
+def synthetic(n_rows):
+    """The synthetic task: 20 standard normal features, the label the sign of the first five's
+    sum plus noise (seed 0)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n_rows, 20)).astype(np.float32)
+    y = (X[:, :5].sum(axis=1) + 0.5 * rng.normal(size=X.shape[0]) > 0).astype(int)
+    return X, y
+
+
 def _data(name, data_home, seed=0):
     from sklearn.model_selection import train_test_split
 
@@ -59,9 +68,7 @@ def _data(name, data_home, seed=0):
 
         X, y = load_breast_cancer(return_X_y=True)
     elif name == "synthetic_1e6":
-        rng = np.random.default_rng(0)
-        X = rng.normal(size=(1_250_000, 20)).astype(np.float32)
-        y = (X[:, :5].sum(axis=1) + 0.5 * rng.normal(size=X.shape[0]) > 0).astype(int)
+        X, y = synthetic(1_250_000)
     else:
         from skpacbayes.datasets import load_dataset
 

@@ -24,7 +24,8 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
+from bench_speed import _data as training_split
+from bench_speed import synthetic
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[1]
@@ -39,17 +40,9 @@ FITS = [
 
 
 def _data(name, data_home):
-    from sklearn.model_selection import train_test_split
-
     if name == "synthetic":
-        rng = np.random.default_rng(0)
-        X = rng.normal(size=(200_000, 20)).astype(np.float32)
-        y = (X[:, :5].sum(axis=1) + 0.5 * rng.normal(size=X.shape[0]) > 0).astype(int)
-        return X, y
-    from skpacbayes.datasets import load_dataset
-
-    X, y = load_dataset(name, data_home=data_home, return_X_y=True)
-    X_train, _, y_train, _ = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
+        return synthetic(200_000)
+    X_train, _, y_train, _ = training_split(name, data_home)
     return X_train, y_train
 
 
