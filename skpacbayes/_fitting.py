@@ -182,9 +182,10 @@ def _fit_on_counts(estimator, passes, y_idx, scheme, seed, bank, device):
     if estimator._bound_name == "Partition" and getattr(estimator, "tighten", False):
         from skpacbayes._tightening import tighten_partition
 
-        def gibbs(g, nat):
+        def gibbs(g, nat, scales=None):  # the Gibbs risk does not change with the scale
             p = np.asarray(nat, dtype=np.float64)
-            return min(1.0, float(p @ counts.groups[g].rates / p.sum()) + _STAT_SLACK)
+            risk = min(1.0, float(p @ counts.groups[g].rates / p.sum()) + _STAT_SLACK)
+            return risk if scales is None else np.full(len(scales), risk)
 
         errors = [gs.errors for gs in counts.groups]
         tightened = tighten_partition(
@@ -472,37 +473,48 @@ class _Problem:
         wrong = self.votes[g] != self.labels[g][:, None].to(self.votes[g].dtype)
         return wrong.sum(dim=0).cpu().numpy().astype(np.int64)
 
-    def gibbs(self, g, nat):
+    def gibbs(self, g, nat, scales=None):
         """Gibbs risk of half ``g`` at the natural parameters ``nat`` (NumPy), as a float.
 
         Raised by the loss tolerance and the statistic allowance of a certificate; in
-        float32 it only guides a search (the partition tightening).
+        float32 it only guides a search (the partition tightening). With ``scales``, the
+        risks at ``t * nat`` for every ``t`` of them, as an array (the losses' sums are
+        formed once for the ray: :meth:`~skpacbayes.posteriors.Posterior.scaled_stochastic_losses`).
         """
         with torch.no_grad():
             values = torch.from_numpy(np.asarray(nat)).to(self.dtype)
             if self.estimator.posterior == "dirichlet":  # concentrations stay > 0
                 values = values.clamp_min(torch.finfo(values.dtype).tiny)
-            r = self.losses(g, values)
-        tol = self.posteriors[g].loss_tolerance
-        return min(1.0, float(r.mean()) + tol + _STAT_SLACK)
+            r = self.losses(g, values, scales=scales)
+        allowance = self.posteriors[g].loss_tolerance + _STAT_SLACK
+        if scales is None:
+            return min(1.0, float(r.mean()) + allowance)
+        return np.fmin(1.0, r.mean(dim=1).double().cpu().numpy() + allowance)
 
-    def losses(self, g, nat, rows=None):
-        """Stochastic losses of half ``g`` (all its rows, in chunks, or ``rows``)."""
+    def losses(self, g, nat, rows=None, scales=None):
+        """Stochastic losses of half ``g`` (all its rows, in chunks, or ``rows``); with
+        ``scales``, those at ``t * nat`` for each ``t``, one row per scale."""
         post, votes, labels = self.posteriors[g], self.votes[g], self.labels[g]
+
+        def loss(chunk, y):
+            if scales is None:
+                return post.stochastic_loss(nat, chunk, y)
+            return post.scaled_stochastic_losses(nat, chunk, y, scales)
+
         if self.errors is not None:  # one call: the losses chunk their own temporaries
             errors = self.errors[g] if rows is None else self.errors[g][rows]
-            return post.stochastic_loss(nat, ErrorMask(errors), None)
+            return loss(ErrorMask(errors), None)
         if rows is not None:
-            return post.stochastic_loss(nat, votes[rows], labels[rows])
+            return loss(votes[rows], labels[rows])
         if self.class_votes is None:
             chunks = [votes[s : s + _R_CHUNK] for s in _starts(votes)]
         else:
             chunks = self.class_votes[g]
         parts = [
-            post.stochastic_loss(nat, chunk, labels[s : s + _R_CHUNK])
+            loss(chunk, labels[s : s + _R_CHUNK])
             for s, chunk in zip(_starts(votes), chunks, strict=True)
         ]
-        return torch.cat(parts)
+        return torch.cat(parts, dim=-1)
 
     def indices(self, g):
         """The votes of half ``g`` as int64 class indices (the held ones where there are)."""

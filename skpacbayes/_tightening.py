@@ -55,7 +55,8 @@ class PartitionObjective:
         The halves.
     gibbs : callable
         ``gibbs(g, nat)``: the empirical Gibbs risk of half ``g`` at the natural parameters
-        ``nat`` (raised by the allowances of a certificate).
+        ``nat`` (raised by the allowances of a certificate); ``gibbs(g, nat, scales=ts)``:
+        those at ``t * nat`` for every ``t`` of ``ts``, as an array.
     errors : list of ndarray
         Errors of each voter of each half on its rows (for :meth:`sorted_by_errors`).
     mixture : ndarray
@@ -116,48 +117,87 @@ class PartitionObjective:
         return out
 
     def __call__(self, theta):
-        theta = np.asarray(theta, dtype=np.float64)
-        key = theta.tobytes()
-        if key in self.cache:
-            return self.cache[key]
-        if self.evaluations >= self.max_evaluations:
-            raise _Budget
-        self.evaluations += 1
-        self.cache[key] = value = self._value(theta)
-        return value
+        return self.profile(theta, (1.0,))[0]
 
-    def _value(self, theta):
+    def profile(self, theta, scales):
+        """The values at ``t * theta`` for every ``t`` of ``scales`` (a list).
+
+        Each point counts as one evaluation and is cached as if it were evaluated alone, in
+        order: once the budget is spent, the points up to it are cached and :class:`_Budget`
+        is raised. The points not cached are evaluated together (:meth:`_values`).
+        """
+        theta = np.asarray(theta, dtype=np.float64)
+        points = [theta if t == 1.0 else t * theta for t in scales]
+        keys = [point.tobytes() for point in points]
+        missing = []
+        for i, key in enumerate(keys):
+            if key not in self.cache and key not in (keys[j] for j in missing):
+                missing.append(i)
+        allowed = missing[: max(0, self.max_evaluations - self.evaluations)]
+        if allowed:
+            self.evaluations += len(allowed)
+            # a point reached by scaling theta is the ray's point; alone, theta itself
+            base, ray = (
+                (theta, [scales[i] for i in allowed])
+                if len(allowed) > 1
+                else (points[allowed[0]], [1.0])
+            )
+            for i, value in zip(allowed, self._values(base, ray), strict=True):
+                self.cache[keys[i]] = value
+        if len(allowed) < len(missing):
+            raise _Budget
+        return [self.cache[key] for key in keys]
+
+    def _values(self, theta, scales):
+        """The objective at ``t * theta`` for each ``t`` of ``scales`` (a list of floats).
+
+        The whole ray is scored together: the Gibbs risks from the rows' sums of the
+        weights formed once (:meth:`~skpacbayes.posteriors.Posterior.scaled_stochastic_losses`),
+        the partition terms from one certificate (:func:`~skpacbayes._deployed.partition_terms`),
+        the kl roots in one call; each point gets its own KL.
+        """
         from skpacbayes import bounds
         from skpacbayes._certificate import _KL_SLACK
         from skpacbayes._deployed import deployed_classifier, partition_terms
         from skpacbayes.bounds._kl import newton_kl_inv_upper
 
-        if not np.all(np.isfinite(theta)) or (self.family != "gaussian" and theta.sum() <= 0):
-            return np.inf
-        natural, mixture = self.unflatten(theta)
-        gibbs, kl = [], []
-        with torch.no_grad():
-            for g, post in enumerate(self.posteriors):
-                nat = torch.from_numpy(natural[g])
-                if self.family == "dirichlet":  # concentrations stay > 0
-                    nat = nat.clamp_min(torch.finfo(torch.float32).tiny)
-                gibbs.append(self.gibbs(g, natural[g]))
-                kl.append(float(post.kl(nat)) * (1 + _KL_SLACK) + _KL_SLACK)
+        points = [theta if t == 1.0 else t * theta for t in scales]
+        valid = [
+            bool(np.all(np.isfinite(x))) and (self.family == "gaussian" or x.sum() > 0)
+            for x in points
+        ]
+        out = np.full(len(scales), np.inf)
+        if not any(valid):
+            return out.tolist()
+        ray = [t for t, ok in zip(scales, valid, strict=True) if ok]
+        direction, mixture = self.unflatten(theta)
+        h = len(direction)
+        gibbs = np.array([self.gibbs(g, n, scales=ray) for g, n in enumerate(direction)]).T
         weights, _ = deployed_classifier(
-            self.estimator, self.posteriors, natural, mixture, self.groups
+            self.estimator, self.posteriors, direction, mixture, self.groups
         )
-        b, c = partition_terms(
-            self.family, natural, mixture, weights, self.groups, bits=_SEARCH_BITS
+        terms = partition_terms(
+            self.family, direction, mixture, weights, self.groups, bits=_SEARCH_BITS, scales=ray
         )
+        kl = np.empty((len(ray), h))
+        with torch.no_grad():
+            for i, t in enumerate(ray):
+                for g, (post, n) in enumerate(zip(self.posteriors, direction, strict=True)):
+                    nat = torch.from_numpy(n if t == 1.0 else t * n)
+                    if self.family == "dirichlet":  # concentrations stay > 0
+                        nat = nat.clamp_min(torch.finfo(torch.float32).tiny)
+                    kl[i, g] = float(post.kl(nat)) * (1 + _KL_SLACK) + _KL_SLACK
         # bounds.partition_bound with Newton's kl roots (NumPy, a tenth of the certified
         # search's time): the cross bound over the halves, each at delta / h
         eps = bounds.seeger_epsilon(
-            np.array(kl),
-            np.array(self.m, dtype=np.float64),
-            float(self.estimator.delta) / len(self.m),
+            kl, np.array(self.m, dtype=np.float64), float(self.estimator.delta) / h
         )
-        l_up = min(1.0, float(mixture @ newton_kl_inv_upper(np.array(gibbs), eps)))
-        return float(bounds.triple_bound(l_up, b, c))
+        l_up = np.fmin(1.0, newton_kl_inv_upper(gibbs, eps) @ mixture)
+        values = [
+            bounds.triple_bound(float(u), b, c) for u, (b, c) in zip(l_up, terms, strict=True)
+        ]
+        out[np.flatnonzero(valid)] = values
+        return out.tolist()
 
 
 def _profiled(objective, theta, scaled, refine=False):
@@ -168,7 +208,11 @@ def _profiled(objective, theta, scaled, refine=False):
     """
     if not scaled:
         return objective(theta), 1.0
-    values = [objective(t * theta) for t in _SCALES]
+    profile = getattr(objective, "profile", None)
+    if profile is None:
+        values = [objective(t * theta) for t in _SCALES]
+    else:  # the whole ray at once (PartitionObjective)
+        values = profile(theta, list(_SCALES))
     i = int(np.argmin(values))
     best_value, best_t = values[i], _SCALES[i]
     if not refine:
@@ -248,7 +292,8 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40, h1_ra
     theta : ndarray
         Starting (flat) parameters.
     objective : callable
-        Certified bound of a parameter vector.
+        Certified bound of a parameter vector; an objective with a ``profile(theta, scales)``
+        method (:class:`PartitionObjective`) has each scan over the scale evaluated by it.
     family : {"categorical", "dirichlet", "gaussian"}
     max_rounds : int
         Rounds of H1 + H2 (+ H3), stopped early when a round gains < 1e-12.

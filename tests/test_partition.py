@@ -637,3 +637,27 @@ def test_random_cases_never_above_exact():
             )
             violations += not ok
     assert violations == 0
+
+
+@pytest.mark.parametrize("bits", [16, 24])
+def test_ray_terms_are_the_terms_of_the_multiples(bits):
+    # one certificate for a ray: at t = 1 the terms themselves; at power-of-two scales
+    # (exact float multiples) those of the scaled vector; elsewhere within float rounding
+    from skpacbayes.partition import dirichlet_partition_terms, gaussian_partition_terms
+    from skpacbayes.partition._terms import dirichlet_ray_terms, gaussian_ray_terms
+
+    rng = np.random.default_rng(7)
+    alpha = rng.uniform(0.05, 3.0, 40)
+    mean = rng.normal(0.0, 1.0, 40)
+    scales = [1.0, 0.25, 2.0, 8.0, 3.0, 0.1]
+    ray_d = dirichlet_ray_terms(alpha, scales, bits)
+    ray_g = gaussian_ray_terms(mean, 60, scales, bits)
+    for t, d, g in zip(scales, ray_d, ray_g, strict=True):
+        want_d = dirichlet_partition_terms(t * alpha, bits=bits)
+        want_g = gaussian_partition_terms(t * mean, 60, bits=bits)
+        if t in (1.0, 0.25, 2.0, 8.0):
+            assert d == want_d and g == want_g
+        else:
+            np.testing.assert_allclose(d, want_d, rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(g, want_g, rtol=1e-9, atol=1e-12)
+    assert len({c for _, c in ray_d}) == len(scales)  # the scale matters

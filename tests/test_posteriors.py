@@ -1062,3 +1062,39 @@ def test_error_mask_product_and_its_gradient(dtype):
     assert out.dtype == w.grad.dtype == dtype
     if dtype == torch.float64:
         assert torch.equal(_matvec(e, w.detach()), e @ w.detach())
+
+
+@pytest.mark.parametrize("family", ["categorical", "dirichlet", "gaussian"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_scaled_losses_are_the_losses_along_the_ray(family, n_classes):
+    # float64: each point as stochastic_loss computes it; float32 on the training's
+    # ErrorMask (Dirichlet, binary Gaussian: the sums formed once for the ray), within the
+    # float32 rounding of the scaled sums
+    from skpacbayes._fitting import make_posterior
+    from skpacbayes.posteriors._vote_sums import ErrorMask
+
+    rng = np.random.default_rng(4)
+    b, n = 300, 12
+    votes = torch.tensor(rng.integers(0, n_classes, (b, n)), dtype=torch.int8)
+    y = torch.tensor(rng.integers(0, n_classes, b))
+    post = make_posterior(family, n, n_classes, None)
+    nat = t64(rng.uniform(0.2, 2.0, n))
+    scales = [0.25, 1.0, 3.0, 40.0]
+    ray = post.scaled_stochastic_losses(nat, votes, y, scales)
+    points = torch.stack([post.stochastic_loss(t * nat, votes, y) for t in scales])
+    assert ray.shape == (4, b) and torch.equal(ray, points)
+    if family == "categorical" or (family == "gaussian" and n_classes > 2):
+        return
+    mask = ErrorMask((votes != y[:, None]).float())
+    held = votes if family == "gaussian" else mask
+    ray32 = post.scaled_stochastic_losses(nat.float(), held, None if held is mask else y, scales)
+    assert (ray32.double() - points).abs().max() <= 3e-5
+
+
+def test_scaled_losses_reject_bad_scales():
+    from skpacbayes.posteriors import Dirichlet
+
+    votes, y = torch.tensor([[1, 0]]), torch.tensor([1])
+    for bad in ([], [0.0], [1.0, -2.0], [float("nan")]):
+        with pytest.raises(ValueError, match="scales must be positive finite"):
+            Dirichlet(2).scaled_stochastic_losses(t64([1.0, 1.0]), votes, y, bad)

@@ -209,11 +209,63 @@ def test_search_values_are_the_partition_bound_with_newtons_root(
         value = PartitionObjective(clf, *inputs, mixture, 1)(point)
         b, c = seen["terms"]
         m = inputs[1]
-        certified = bounds.partition_bound(
-            seen["gibbs"], seen["kl"], m, clf.delta, b, c, weights=mixture
-        )
+        # (one point: the ray's arrays have one row)
+        gibbs, kl = (np.asarray(seen[k]).reshape(len(m)) for k in ("gibbs", "kl"))
+        certified = bounds.partition_bound(gibbs, kl, m, clf.delta, b, c, weights=mixture)
         assert len(m) == (2 if split else 1)
         assert value == pytest.approx(float(certified), rel=1e-13, abs=1e-15)
         values.append(value)
     # the points move the bound below 1: the check compared something
     assert len(set(values)) == 3 and min(values) < 1.0
+
+
+@pytest.mark.parametrize(
+    ("posterior", "split"),
+    [("categorical", False), ("dirichlet", False), ("gaussian", False), ("dirichlet", True)],
+)
+def test_profile_scores_a_ray_as_its_points(data, posterior, split):
+    # the ray's shared sums, partition certificate and kl roots give the values of the
+    # points scored one by one (up to the float32 rounding of the scaled sums)
+    import torch
+
+    from skpacbayes._tightening import _SCALES, PartitionObjective
+    from skpacbayes.voters import SplitForest
+
+    X, y = data
+    voters = SplitForest(n_estimators=8, random_state=0) if split else None
+    clf = PartitionBoundClassifier(
+        posterior=posterior, voters=voters, max_epochs=2, tighten=False, random_state=0
+    ).fit(X, y)
+    _, _, inputs = _search_inputs(clf, X, y, torch.float32)
+    mixture = clf.mixture_weights_
+    ray = PartitionObjective(clf, *inputs, mixture, 100)
+    theta = ray.flatten(clf.posterior_params_, mixture)
+    together = ray.profile(theta, list(_SCALES))
+    assert ray.evaluations == len(_SCALES)
+    alone = [PartitionObjective(clf, *inputs, mixture, 1)(t * theta) for t in _SCALES]
+    np.testing.assert_allclose(together, alone, rtol=0, atol=2e-5)
+    assert min(together) < 1.0
+    if posterior != "categorical":  # (whose vote does not change with the scale)
+        assert len(set(np.round(together, 6))) > 1  # a real profile
+
+
+def test_profile_spends_the_budget_point_by_point(data):
+    import torch
+
+    from skpacbayes._tightening import PartitionObjective
+
+    X, y = data
+    clf = PartitionBoundClassifier(posterior="dirichlet", max_epochs=0, random_state=0)
+    clf.fit(X, y)
+    _, _, inputs = _search_inputs(clf, X, y, torch.float32)
+    cache = {}
+    first = PartitionObjective(clf, *inputs, clf.mixture_weights_, 3, cache)
+    theta = first.flatten(clf.posterior_params_, clf.mixture_weights_)
+    scales = [0.5, 1.0, 2.0, 4.0, 8.0]
+    with pytest.raises(_Budget):  # three points fit in the budget, five are asked for
+        first.profile(theta, scales)
+    assert first.evaluations == 3 and len(cache) == 3
+    second = PartitionObjective(clf, *inputs, clf.mixture_weights_, 2, cache)
+    values = second.profile(theta, scales)  # the first three read, the last two evaluated
+    assert second.evaluations == 2 and len(values) == 5
+    assert values[:3] == [cache[(t * theta).tobytes()] for t in scales[:3]]

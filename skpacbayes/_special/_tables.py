@@ -19,7 +19,7 @@ import torch
 
 from ._betainc import betainc_half
 
-__all__ = ["binomial_tail_table", "dirichlet_loss_table"]
+__all__ = ["binomial_tail_table", "dirichlet_loss_table", "dirichlet_ray_losses"]
 
 _UNIFORM_KNOTS = 257
 _WINDOW_KNOTS = 257
@@ -29,10 +29,13 @@ _WINDOW_WIDTHS = 10.0  # half-width of the dense window around 1/2, in standard 
 def _knots(half, dtype, device):
     """The sorted knots: a uniform grid of ``_UNIFORM_KNOTS`` on [0, 1] and a window of
     ``_WINDOW_KNOTS`` on ``[1/2 - half, 1/2 + half]`` (a knot of both grids appears twice:
-    the interval between the two is never read)."""
+    the interval between the two is never read). ``half`` of shape ``(s, 1)`` gives ``s``
+    sets of knots, one per row."""
     uniform = torch.linspace(0.0, 1.0, _UNIFORM_KNOTS, dtype=dtype, device=device)
     unit = torch.linspace(-1.0, 1.0, _WINDOW_KNOTS, dtype=dtype, device=device)
-    return torch.sort(torch.cat([uniform, 0.5 + half * unit])).values
+    window = 0.5 + half * unit
+    uniform = uniform.expand(*window.shape[:-1], _UNIFORM_KNOTS)
+    return torch.sort(torch.cat([uniform, window], dim=-1), dim=-1).values
 
 
 def _interval(x, knots, half):
@@ -126,6 +129,38 @@ def binomial_tail_table(n_draws, dtype, device):
     return psi
 
 
+def _dirichlet_tables(total):
+    """Knots, half-widths, values, slopes and derivatives in the total of the Dirichlet
+    loss tables of :func:`dirichlet_loss_table`, one per entry of ``total`` (a scalar gives
+    one table; a vector of ``s`` totals, ``(s, K)`` arrays: one special-function call for
+    all of them)."""
+    dtype, device = total.dtype, total.device
+    fixed = total.detach()[..., None]
+    half = torch.clamp(_WINDOW_WIDTHS * 0.5 / torch.sqrt(fixed + 1.0), max=0.5)
+    knots = _knots(half, dtype, device)
+    inner = knots[..., 1:-1]
+    with torch.enable_grad():
+        a = (fixed * (1.0 - inner)).requires_grad_(True)
+        b = (fixed * inner).requires_grad_(True)
+        r = betainc_half(a, b)
+        d_a, d_b = torch.autograd.grad(r.sum(), (a, b))
+    zero, one = torch.zeros_like(inner[..., :1]), torch.ones_like(inner[..., :1])
+    values = torch.cat([zero, r.detach(), one], dim=-1)
+    slopes = torch.cat([zero, fixed * (d_b - d_a), zero], dim=-1)
+    # the end slopes (a_f -> 0 or a_f -> total): one-sided differences of the values (0
+    # where the window reaches the end, whose knot then appears twice)
+    tiny = torch.finfo(dtype).tiny
+    slopes[..., 0] = (values[..., 1] - values[..., 0]) / (knots[..., 1] - knots[..., 0]).clamp_min(
+        tiny
+    )
+    slopes[..., -1] = (values[..., -1] - values[..., -2]) / (
+        knots[..., -1] - knots[..., -2]
+    ).clamp_min(tiny)
+    # derivative of each knot value in the total, at a fixed fraction
+    d_values = torch.cat([zero, (1.0 - inner) * d_a + inner * d_b, zero], dim=-1)
+    return knots, half[..., 0], values, slopes, d_values
+
+
 def dirichlet_loss_table(a_f, total):
     """``I_{1/2}(total - a_f, a_f)`` for the rows' wrong masses ``a_f`` (training only).
 
@@ -147,25 +182,37 @@ def dirichlet_loss_table(a_f, total):
         in ``total`` holds the knot slopes fixed: an error of the order of the interpolation
         error).
     """
-    dtype, device = a_f.dtype, a_f.device
-    fixed = total.detach()
-    half = torch.clamp(_WINDOW_WIDTHS * 0.5 / torch.sqrt(fixed + 1.0), max=0.5)
-    knots = _knots(half, dtype, device)
-    inner = knots[1:-1]
-    with torch.enable_grad():
-        a = (fixed * (1.0 - inner)).requires_grad_(True)
-        b = (fixed * inner).requires_grad_(True)
-        r = betainc_half(a, b)
-        d_a, d_b = torch.autograd.grad(r.sum(), (a, b))
-    zero, one = torch.zeros_like(inner[:1]), torch.ones_like(inner[:1])
-    values = torch.cat([zero, r.detach(), one])
-    slopes = torch.cat([zero, fixed * (d_b - d_a), zero])
-    # the end slopes (a_f -> 0 or a_f -> total): one-sided differences of the values (0
-    # where the window reaches the end, whose knot then appears twice)
-    tiny = torch.finfo(dtype).tiny
-    slopes[0] = (values[1] - values[0]) / (knots[1] - knots[0]).clamp_min(tiny)
-    slopes[-1] = (values[-1] - values[-2]) / (knots[-1] - knots[-2]).clamp_min(tiny)
-    # derivative of each knot value in the total, at a fixed fraction
-    d_values = torch.cat([zero, (1.0 - inner) * d_a + inner * d_b, zero])
+    knots, half, values, slopes, d_values = _dirichlet_tables(total)
     t = torch.clamp(a_f / total, 0.0, 1.0)
     return _Hermite.apply(t, total, knots, half, values, slopes, d_values).clamp(0.0, 1.0)
+
+
+def dirichlet_ray_losses(a_f, total, scales):
+    """The losses of :func:`dirichlet_loss_table` at ``(t a_f, t total)`` for every ``t``.
+
+    The rows' fractions ``a_f / total`` do not change along the ray; the tables of all the
+    totals ``t total`` are built in one special-function call. No gradient.
+
+    Parameters
+    ----------
+    a_f : torch.Tensor of shape (b,)
+        Wrong mass of each row at the scale 1.
+    total : torch.Tensor
+        The total mass at the scale 1 (scalar).
+    scales : list of float
+        The scales ``t``.
+
+    Returns
+    -------
+    torch.Tensor of shape (len(scales), b)
+    """
+    with torch.no_grad():
+        totals = total * torch.tensor(scales, dtype=total.dtype, device=total.device)
+        knots, half, values, slopes, _ = _dirichlet_tables(totals)
+        t = torch.clamp(a_f / total, 0.0, 1.0)
+        return torch.stack(
+            [
+                _Hermite.apply(t, totals[i], knots[i], half[i], values[i], slopes[i], None)
+                for i in range(len(scales))
+            ]
+        ).clamp(0.0, 1.0)

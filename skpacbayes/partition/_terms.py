@@ -6,6 +6,7 @@ half, ``ndtr``) are evaluated at safe-side arguments and lowered by their roundi
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy import special
@@ -134,15 +135,30 @@ def dirichlet_partition_terms(alpha, bits=24):
     arr = _as_vector(alpha, "alpha")
     if not np.any(arr > 0):
         raise ValueError("alpha must have a positive sum")
-    cert = _relaxed_cstar(arr, bits)
-    big_a = cert.total_exact
-    cs = min(cert.lower_exact, big_a)
-    first = _round_up(big_a - cs)
-    second = _round_down(cs)
-    if first == 0.0:
-        return 0.0, 1.0
-    val = float(_betainc_lower(first, second)[0])
-    return 0.0, min(1.0, max(0.0, val - BETAINC_ALLOWANCE))
+    return dirichlet_ray_terms(arr, (1,), bits)[0]
+
+
+def dirichlet_ray_terms(alpha, scales, bits):
+    """:func:`dirichlet_partition_terms` of the exact multiples ``t alpha``, ``t`` in ``scales``.
+
+    The partition value is homogeneous (``cstar(t alpha) = t cstar(alpha)``): one subset-sum
+    certificate serves the whole ray, each scale then costs one ``betainc``. The terms are
+    those of the real multiples ``t alpha``, not of their rounded floats: for searches (the
+    partition tightening), whose values only steer them. ``alpha`` is a checked vector with
+    a positive sum; ``t = 1`` gives :func:`dirichlet_partition_terms` itself.
+    """
+    cert = _relaxed_cstar(alpha, bits)
+    out, firsts, seconds = [], [], []
+    for t in scales:
+        big_a = cert.total_exact * Fraction(t)
+        cs = min(cert.lower_exact * Fraction(t), big_a)
+        firsts.append(_round_up(big_a - cs))
+        seconds.append(_round_down(cs))
+    values = _betainc_lower(firsts, seconds)
+    for first, value in zip(firsts, values, strict=True):
+        c = 1.0 if first == 0.0 else min(1.0, max(0.0, float(value) - BETAINC_ALLOWANCE))
+        out.append((0.0, c))
+    return out
 
 
 def _phi_arg(x_q, n, direction):
@@ -205,16 +221,30 @@ def gaussian_partition_terms(mean, n_voters, bits=24):
         raise ValueError(
             f"n_voters must count ALL voters (>= len(mean) = {arr.size} and >= 1), got {n}"
         )
-    cert = certified_pbar(arr, bits, max_nodes=None if bits >= 24 else 0)
-    eta = _vote_slack(int(np.count_nonzero(arr)))
-    margin = eta * cert.l1_exact
-    x_c = cert.lower_exact if cert.lower_exact > margin else -margin
-    arg_c = _phi_arg(x_c, n, -1)
-    arg_b = _phi_arg(cert.l1_exact, n, +1)
-    c = 0.5 if arg_c == 0.0 else max(0.0, float(special.ndtr(arg_c)) - BETAINC_ALLOWANCE)
-    if arg_b == 0.0:
-        b = 0.5
-    else:
-        v = float(special.ndtr(-arg_b))
-        b = v * (1.0 - BETAINC_ALLOWANCE) if v > 1e-300 else 0.0
-    return b, min(1.0, c)
+    return gaussian_ray_terms(arr, n, (1,), bits)[0]
+
+
+def gaussian_ray_terms(mean, n_voters, scales, bits):
+    """:func:`gaussian_partition_terms` of the exact multiples ``t mean``, ``t`` in ``scales``.
+
+    The imbalance and the L1 norm are homogeneous: one certificate serves the whole ray (as
+    :func:`dirichlet_ray_terms`, for searches). ``mean`` and ``n_voters`` are checked;
+    ``t = 1`` gives :func:`gaussian_partition_terms` itself.
+    """
+    cert = certified_pbar(mean, bits, max_nodes=None if bits >= 24 else 0)
+    eta = _vote_slack(int(np.count_nonzero(mean)))
+    out = []
+    for t in scales:
+        l1, lower = cert.l1_exact * Fraction(t), cert.lower_exact * Fraction(t)
+        margin = eta * l1
+        x_c = lower if lower > margin else -margin
+        arg_c = _phi_arg(x_c, n_voters, -1)
+        arg_b = _phi_arg(l1, n_voters, +1)
+        c = 0.5 if arg_c == 0.0 else max(0.0, float(special.ndtr(arg_c)) - BETAINC_ALLOWANCE)
+        if arg_b == 0.0:
+            b = 0.5
+        else:
+            v = float(special.ndtr(-arg_b))
+            b = v * (1.0 - BETAINC_ALLOWANCE) if v > 1e-300 else 0.0
+        out.append((b, min(1.0, c)))
+    return out

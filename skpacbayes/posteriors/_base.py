@@ -10,6 +10,7 @@ losses, error masks) lives in :mod:`._vote_sums`, the random variates in :mod:`.
 their names are re-exported here for the callers that import them from this module.
 """
 
+import math
 from numbers import Integral
 from typing import ClassVar
 
@@ -53,6 +54,14 @@ def _as_float_tensor(x, name, dtype=None, device=None):
     if dtype is not None or device is not None:
         x = x.to(dtype=dtype or x.dtype, device=device or x.device)
     return x
+
+
+def _check_scales(scales):
+    """``scales`` as a list of positive finite floats (at least one)."""
+    values = [float(t) for t in np.atleast_1d(np.asarray(scales, dtype=np.float64))]
+    if not values or not all(math.isfinite(t) and t > 0 for t in values):
+        raise ValueError(f"scales must be positive finite numbers (at least one), got {scales!r}.")
+    return values
 
 
 def _check_integer_tensor(x, name, device):
@@ -250,6 +259,55 @@ class Posterior:
         tensor([0.2500])
         """
         raise NotImplementedError  # pragma: no cover
+
+    def scaled_stochastic_losses(self, nat, votes, y, scales) -> torch.Tensor:
+        """Stochastic losses at the natural parameters ``t * nat``, for every ``t`` of ``scales``.
+
+        A search over the scale of a direction ``nat`` (the partition tightening profiles
+        its objective over the L1 scale) evaluates the losses along one ray. Families whose
+        losses read the rows through sums of the weights that scale with ``t`` (Dirichlet
+        and Gaussian) compute those sums once for the whole ray; the others evaluate
+        :meth:`stochastic_loss` at each point. No gradient.
+
+        Parameters
+        ----------
+        nat : array-like or torch.Tensor of shape (n_voters,)
+            Natural parameter of the direction.
+        votes : torch.Tensor of shape (b, n_voters) or ErrorMask
+            As for :meth:`stochastic_loss`.
+        y : torch.Tensor of shape (b,) or None
+            As for :meth:`stochastic_loss`.
+        scales : sequence of float
+            Positive scales ``t``.
+
+        Returns
+        -------
+        r : torch.Tensor of shape (len(scales), b)
+            Row ``i``: the stochastic losses at ``scales[i] * nat`` (as :meth:`stochastic_loss`
+            up to the rounding of the scaled sums).
+
+        Examples
+        --------
+        >>> import torch
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> votes, y = torch.tensor([[1, 0, 1]]), torch.tensor([1])
+        >>> alpha = torch.tensor([1.0, 0.5, 0.5], dtype=torch.float64)
+        >>> r = Dirichlet(3).scaled_stochastic_losses(alpha, votes, y, [1.0, 4.0])
+        >>> bool(torch.allclose(r[1], Dirichlet(3).stochastic_loss(4.0 * alpha, votes, y)))
+        True
+        """
+        nat = self._checked(nat).detach()
+        scales = _check_scales(scales)
+        with torch.no_grad():
+            shared = self._ray_losses(nat, votes, y, scales)
+            if shared is not None:
+                return shared
+            return torch.stack([self.stochastic_loss(t * nat, votes, y) for t in scales])
+
+    def _ray_losses(self, nat, votes, y, scales):
+        """The losses of :meth:`scaled_stochastic_losses` from sums formed once for the ray,
+        or ``None`` where the family has no such path (then point by point)."""
+        return None
 
     def deterministic_loss(self, nat, votes, y) -> torch.Tensor:
         """Exact loss (bool, ties are errors) of the vote with weights :meth:`vote_weights`.

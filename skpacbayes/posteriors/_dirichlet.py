@@ -8,7 +8,7 @@ import torch
 from skpacbayes._sync import checks_enabled
 
 from .._special import betainc_half, digamma_minus_log, stirling_remainder
-from .._special._tables import dirichlet_loss_table
+from .._special._tables import dirichlet_loss_table, dirichlet_ray_losses
 from ._base import Posterior, _as_float_tensor
 from ._random import init_noise, log_gamma_variates
 from ._vote_sums import ErrorMask, exact_total, margin_is_nonpositive, vote_sums
@@ -444,6 +444,14 @@ class Dirichlet(Posterior):
             return dirichlet_loss_table(votes.matvec(nat), nat.sum())
         a_t, a_f, res_t, res_f = self._masses(nat, votes, y)
         return betainc_half(a_t, a_f, a_residual=res_t, b_residual=res_f)
+
+    def _ray_losses(self, nat, votes, y, scales):
+        """float32 on an :class:`ErrorMask` (the training's and the tightening's path): the
+        wrong masses ``a_F`` and the total, which scale with ``t``, computed once."""
+        if not isinstance(votes, ErrorMask) or self._exact(nat):
+            return None
+        self._votes(votes, nat.device, y)
+        return dirichlet_ray_losses(votes.matvec(nat), nat.sum(), scales)
 
     def deterministic_loss(self, nat, votes, y):
         """Exact ``1{2 a_F >= A}`` for the weights :meth:`vote_weights` (ties are errors).

@@ -227,10 +227,24 @@ class Gaussian(Posterior):
         votes, y = self._votes(votes, nat.device, y, class_votes=self.n_classes > 2)
         exact = self._exact(nat)
         if self.n_classes == 2:
-            hi, lo = vote_sums(nat, votes, y, "margin", 2, exact)
-            return gaussian_sf((hi.sum(0) + lo) / math.sqrt(self.n_voters))
+            return self._binary_loss(*vote_sums(nat, votes, y, "margin", 2, exact))
         hi, lo, counts = vote_sums(nat, votes, None, "class", self.n_classes, exact)
         return 1.0 - p_strict_winner(hi, lo, counts, y, certified=exact)
+
+    def _binary_loss(self, hi, lo, scale=1.0):
+        """``Phi_sf(t M / sqrt(n))`` of the margins ``M`` given as levels ``(hi, lo)``."""
+        margin = hi.sum(0) + lo
+        if scale != 1.0:
+            margin = scale * margin
+        return gaussian_sf(margin / math.sqrt(self.n_voters))
+
+    def _ray_losses(self, nat, votes, y, scales):
+        """Binary, in float32: the margins, which scale with ``t``, computed once."""
+        if self.n_classes > 2 or self._exact(nat):
+            return None
+        votes, y = self._votes(votes, nat.device, y)
+        levels = vote_sums(nat, votes, y, "margin", 2, False)
+        return torch.stack([self._binary_loss(*levels, scale=t) for t in scales])
 
     def deterministic_loss(self, nat, votes, y):
         """Exact loss of the mean vote: the true class is not the strict argmax of ``P_j``.
