@@ -401,7 +401,7 @@ class LBFGSResult:
 
 
 def minimize_lbfgs(
-    params, objective, *, max_iter=100, ftol=1e-10, bounds=None, logger=None, rank=None
+    params, objective, *, max_iter=100, ftol=1e-10, bounds=None, logger=None, rank=None, stop=None
 ):
     """Minimise a full-batch torch objective with scipy's L-BFGS-B; the best point is kept.
 
@@ -433,6 +433,9 @@ def minimize_lbfgs(
         finite evaluation): the point kept is then the one of lowest rank, ties broken by
         the objective. For a surrogate objective whose evaluated points are judged by
         another criterion (the training errors of a vote trained on a cross-entropy).
+    stop : callable, optional
+        ``stop(history)`` is called after each iteration with the objective at the start
+        and after each iteration so far; the run ends when it returns true.
 
     Returns
     -------
@@ -509,6 +512,8 @@ def minimize_lbfgs(
             history.append(float(intermediate_result.fun))
             if logger is not None:
                 logger(f"iteration {len(history) - 1:4d}  objective {history[-1]:.6f}")
+            if stop is not None and stop(history):
+                raise StopIteration
 
         options = {
             "maxiter": int(max_iter),

@@ -180,3 +180,68 @@ def test_training_threads_follow_n_jobs_and_blas_keeps_one(n_jobs, monkeypatch):
     assert seen
     assert {threads for threads, _ in seen} == {1 if n_jobs is None else 2}
     assert all(blas <= {1} for _, blas in seen)
+
+
+def test_minimize_lbfgs_stops_when_asked():
+    from skpacbayes._training import minimize_lbfgs
+
+    p = torch.tensor([3.0, -2.0, 5.0], dtype=torch.float64, requires_grad=True)
+    scales = torch.tensor([1.0, 10.0, 100.0], dtype=torch.float64)
+    seen = []
+
+    def stop(history):
+        seen.append(list(history))
+        return len(history) == 3  # the start and two iterations
+
+    result = minimize_lbfgs([p], lambda: (scales * (p - 1.0) ** 2).sum(), stop=stop)
+    assert result.n_iter == 2 and len(result.history) == 3 and seen[-1] == result.history
+    assert result.value == min(result.history) > 1e-6  # stopped short of the minimum
+
+
+def test_caught_up_needs_the_level_and_a_slow_step():
+    from skpacbayes._fitting import _CAUGHT_UP_TOL, _caught_up
+
+    tol = _CAUGHT_UP_TOL
+    level = 0.4
+    assert not _caught_up([0.5], level)  # no iteration yet
+    assert not _caught_up([0.5, 0.41], level)  # above the level
+    assert not _caught_up([0.5, 0.4], level)  # at the level but still descending fast
+    assert _caught_up([0.4 + tol, 0.4 + tol / 2], level)
+    assert _caught_up([0.4, 0.4 - tol / 2], level)
+    assert not _caught_up([0.4 - 2 * tol, 0.4 - 2.5 * tol], level)  # going on below it
+    assert not _caught_up([0.4, 0.4], float("inf"))  # no earlier run
+
+
+@pytest.mark.parametrize("posterior", ["dirichlet", "gaussian"])
+def test_descents_that_catch_up_stop_at_the_earlier_end(posterior, monkeypatch):
+    # the runs after the first stop once they arrive where it ended: fewer iterations in all,
+    # the certificate within the stopping tolerance of the one of full runs
+    import numpy as np
+    from sklearn.datasets import load_breast_cancer
+
+    from skpacbayes import FirstOrderBoundClassifier, _fitting
+
+    X, y = load_breast_cancer(return_X_y=True)
+    runs = []
+    original = _fitting.minimize_lbfgs
+
+    def counted(*args, **kwargs):
+        result = original(*args, **kwargs)
+        runs.append(result.n_iter)
+        return result
+
+    monkeypatch.setattr(_fitting, "minimize_lbfgs", counted)
+
+    def fit():
+        runs.clear()
+        clf = FirstOrderBoundClassifier(posterior=posterior, random_state=0).fit(X, y)
+        return clf.bound_, list(runs)
+
+    bound, iterations = fit()
+    monkeypatch.setattr(_fitting, "_CAUGHT_UP_TOL", 0.0)  # every run to its own end
+    full_bound, full_iterations = fit()
+    assert len(iterations) == len(full_iterations) >= 3
+    assert iterations[0] == full_iterations[0]  # the first run is never stopped
+    assert sum(iterations) < sum(full_iterations)
+    assert abs(bound - full_bound) <= 1e-4
+    assert np.all(np.array(iterations) <= np.array(full_iterations))
