@@ -110,15 +110,40 @@ def test_second_branch_follows_the_second_best_first_scan_candidate():
     assert first_value < second_value < objective(start)
 
 
-def test_cached_values_are_not_counted(data):
+def _short_fit_search(data, posterior, split):
+    """A two-iteration partition fit (split voters or not), its search inputs and its flat
+    parameters."""
     import torch
 
     from skpacbayes._tightening import PartitionObjective
+    from skpacbayes.voters import SplitForest
+
+    X, y = data
+    voters = SplitForest(n_estimators=8, random_state=0) if split else None
+    clf = PartitionBoundClassifier(
+        posterior=posterior, voters=voters, max_epochs=2, tighten=False, random_state=0
+    ).fit(X, y)
+    _, _, inputs = _search_inputs(clf, X, y, torch.float32)
+    mixture = clf.mixture_weights_
+    theta = PartitionObjective(clf, *inputs, mixture, 1).flatten(clf.posterior_params_, mixture)
+    return clf, inputs, theta
+
+
+@pytest.fixture(scope="module")
+def untrained(data):
+    """An untrained Dirichlet partition fit and the inputs of its search."""
+    import torch
 
     X, y = data
     clf = PartitionBoundClassifier(posterior="dirichlet", max_epochs=0, random_state=0)
     clf.fit(X, y)
-    _, _, inputs = _search_inputs(clf, X, y, torch.float32)
+    return clf, _search_inputs(clf, X, y, torch.float32)[2]
+
+
+def test_cached_values_are_not_counted(untrained):
+    from skpacbayes._tightening import PartitionObjective
+
+    clf, inputs = untrained
     cache = {}
     first = PartitionObjective(clf, *inputs, clf.mixture_weights_, 2, cache)
     theta = first.flatten(clf.posterior_params_, clf.mixture_weights_)
@@ -174,21 +199,12 @@ def test_search_values_are_the_partition_bound_with_newtons_root(
 ):
     # the search scores candidates with Newton's kl root (NumPy): its value is the
     # certified partition bound of the same Gibbs risks, divergences and partition terms
-    import torch
-
     from skpacbayes import bounds
     from skpacbayes._tightening import PartitionObjective
     from skpacbayes.bounds import _kl
-    from skpacbayes.voters import SplitForest
 
-    X, y = data
-    voters = SplitForest(n_estimators=8, random_state=0) if split else None
-    clf = PartitionBoundClassifier(
-        posterior=posterior, voters=voters, max_epochs=2, tighten=False, random_state=0
-    ).fit(X, y)
-    _, _, inputs = _search_inputs(clf, X, y, torch.float32)
+    clf, inputs, theta = _short_fit_search(data, posterior, split)
     mixture = clf.mixture_weights_
-    theta = PartitionObjective(clf, *inputs, mixture, 1).flatten(clf.posterior_params_, mixture)
     seen = {}
 
     def recorder(name, function, index):
@@ -226,20 +242,11 @@ def test_search_values_are_the_partition_bound_with_newtons_root(
 def test_profile_scores_a_ray_as_its_points(data, posterior, split):
     # the ray's shared sums, partition certificate and kl roots give the values of the
     # points scored one by one (up to the float32 rounding of the scaled sums)
-    import torch
-
     from skpacbayes._tightening import _SCALES, PartitionObjective
-    from skpacbayes.voters import SplitForest
 
-    X, y = data
-    voters = SplitForest(n_estimators=8, random_state=0) if split else None
-    clf = PartitionBoundClassifier(
-        posterior=posterior, voters=voters, max_epochs=2, tighten=False, random_state=0
-    ).fit(X, y)
-    _, _, inputs = _search_inputs(clf, X, y, torch.float32)
+    clf, inputs, theta = _short_fit_search(data, posterior, split)
     mixture = clf.mixture_weights_
     ray = PartitionObjective(clf, *inputs, mixture, 100)
-    theta = ray.flatten(clf.posterior_params_, mixture)
     together = ray.profile(theta, list(_SCALES))
     assert ray.evaluations == len(_SCALES)
     alone = [PartitionObjective(clf, *inputs, mixture, 1)(t * theta) for t in _SCALES]
@@ -249,15 +256,10 @@ def test_profile_scores_a_ray_as_its_points(data, posterior, split):
         assert len(set(np.round(together, 6))) > 1  # a real profile
 
 
-def test_profile_spends_the_budget_point_by_point(data):
-    import torch
-
+def test_profile_spends_the_budget_point_by_point(untrained):
     from skpacbayes._tightening import PartitionObjective
 
-    X, y = data
-    clf = PartitionBoundClassifier(posterior="dirichlet", max_epochs=0, random_state=0)
-    clf.fit(X, y)
-    _, _, inputs = _search_inputs(clf, X, y, torch.float32)
+    clf, inputs = untrained
     cache = {}
     first = PartitionObjective(clf, *inputs, clf.mixture_weights_, 3, cache)
     theta = first.flatten(clf.posterior_params_, clf.mixture_weights_)
