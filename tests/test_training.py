@@ -245,3 +245,27 @@ def test_descents_that_catch_up_stop_at_the_earlier_end(posterior, monkeypatch):
     assert sum(iterations) < sum(full_iterations)
     assert abs(bound - full_bound) <= 1e-4
     assert np.all(np.array(iterations) <= np.array(full_iterations))
+
+
+@pytest.mark.parametrize("tighten", [True, False])
+def test_partition_runs_converge_before_the_tightening(tighten, monkeypatch):
+    # the tightening's search depends on the last bits of its start: before it, no run stops
+    # where an earlier one ended
+    import math
+
+    from sklearn.datasets import load_breast_cancer
+
+    from skpacbayes import PartitionBoundClassifier, _fitting
+
+    X, y = load_breast_cancer(return_X_y=True)
+    levels = []
+    original = _fitting._run_lbfgs
+
+    def recorded(*args, level=math.inf, **kwargs):
+        levels.append(level)
+        return original(*args, level=level, **kwargs)
+
+    monkeypatch.setattr(_fitting, "_run_lbfgs", recorded)
+    PartitionBoundClassifier(posterior="gaussian", tighten=tighten, random_state=0).fit(X, y)
+    assert len(levels) >= 3 and math.isinf(levels[0])
+    assert all(math.isinf(v) for v in levels) == tighten
