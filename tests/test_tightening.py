@@ -271,3 +271,16 @@ def test_profile_spends_the_budget_point_by_point(untrained):
     values = second.profile(theta, scales)  # the first three read, the last two evaluated
     assert second.evaluations == 2 and len(values) == 5
     assert values[:3] == [cache[(t * theta).tobytes()] for t in scales[:3]]
+
+
+def test_profile_scores_invalid_points_as_infinite(untrained):
+    # a ray of zero weights (one point, cached once) and one through a NaN
+    from skpacbayes._tightening import PartitionObjective
+
+    clf, inputs = untrained
+    objective = PartitionObjective(clf, *inputs, clf.mixture_weights_, 100)
+    theta = objective.flatten(clf.posterior_params_, clf.mixture_weights_)
+    assert objective.profile(np.zeros_like(theta), [0.5, 1.0, 2.0]) == [np.inf] * 3
+    assert objective.evaluations == 1  # the same point three times
+    theta[0] = np.nan
+    assert objective.profile(theta, [0.5, 1.0]) == [np.inf] * 2
