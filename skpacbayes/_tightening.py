@@ -136,12 +136,10 @@ class PartitionObjective:
         allowed = missing[: max(0, self.max_evaluations - self.evaluations)]
         if allowed:
             self.evaluations += len(allowed)
-            # a point reached by scaling theta is the ray's point; alone, theta itself
-            base, ray = (
-                (theta, [scales[i] for i in allowed])
-                if len(allowed) > 1
-                else (points[allowed[0]], [1.0])
-            )
+            if len(allowed) == 1:  # a point alone: scored as itself
+                base, ray = points[allowed[0]], [1.0]
+            else:  # the points of the ray through theta
+                base, ray = theta, [scales[i] for i in allowed]
             for i, value in zip(allowed, self._values(base, ray), strict=True):
                 self.cache[keys[i]] = value
         if len(allowed) < len(missing):

@@ -150,12 +150,10 @@ def _dirichlet_tables(total):
     # the end slopes (a_f -> 0 or a_f -> total): one-sided differences of the values (0
     # where the window reaches the end, whose knot then appears twice)
     tiny = torch.finfo(dtype).tiny
-    slopes[..., 0] = (values[..., 1] - values[..., 0]) / (knots[..., 1] - knots[..., 0]).clamp_min(
-        tiny
-    )
-    slopes[..., -1] = (values[..., -1] - values[..., -2]) / (
-        knots[..., -1] - knots[..., -2]
-    ).clamp_min(tiny)
+    first_gap = (knots[..., 1] - knots[..., 0]).clamp_min(tiny)
+    last_gap = (knots[..., -1] - knots[..., -2]).clamp_min(tiny)
+    slopes[..., 0] = (values[..., 1] - values[..., 0]) / first_gap
+    slopes[..., -1] = (values[..., -1] - values[..., -2]) / last_gap
     # derivative of each knot value in the total, at a fixed fraction
     d_values = torch.cat([zero, (1.0 - inner) * d_a + inner * d_b, zero], dim=-1)
     return knots, half[..., 0], values, slopes, d_values
