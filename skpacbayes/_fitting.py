@@ -467,6 +467,7 @@ class _Problem:
             self.rows.append(torch.from_numpy(rows).to(device))
         self.m = [int(g.samples.size) for g in groups]
         self.n_groups = len(groups)
+        self._digests = [None] * self.n_groups
         # The 0/1 error matrix of each half, once, in the training dtype (the losses then
         # skip forming and converting it at every evaluation). Certificates (float64) and
         # the multi-class Gaussian (which needs the votes) do not use it.
@@ -485,6 +486,44 @@ class _Problem:
                 [ClassVotes(ix[s : s + _R_CHUNK], self.n_classes, dtype) for s in _starts(ix)]
                 for ix in self._indices
             ]
+
+    def digest(self, g):
+        """A hash of the votes and labels of half ``g`` (computed once): with their shape,
+        it identifies what the values shared between fits (:func:`shared_value`) read."""
+        if self._digests[g] is None:
+            h = hashlib.blake2b(digest_size=16)
+            for a in (self.votes[g], self.labels[g]):
+                h.update(np.ascontiguousarray(a.cpu().numpy()).data)
+            self._digests[g] = (h.hexdigest(), tuple(self.votes[g].shape))
+        return self._digests[g]
+
+    def shared_losses(self, g, nat):
+        """:meth:`losses` of half ``g`` at ``nat``, without gradient; within a
+        :func:`~skpacbayes._statistics.shared_votes` block, computed once for every fit of
+        the block on the same votes (a stochastic loss is a function of the votes, the
+        labels and the natural parameters alone, not of the prior or the bound: the
+        candidates of a selection scan the same start points)."""
+
+        def compute():
+            with torch.no_grad():
+                return self.losses(g, nat)
+
+        def key():
+            values = nat.detach().cpu().numpy()
+            return (
+                "losses",
+                self.digest(g),
+                type(self.posteriors[g]).__name__,
+                self.n_classes,
+                str(values.dtype),
+                values.tobytes(),
+                str(self.device),
+                self.errors is not None,
+            )
+
+        if torch.device(self.device).type != "cpu":
+            return compute()
+        return shared_value(key, compute)
 
     def voter_errors(self, g):
         """Errors of each voter of half ``g`` on its rows (int64 NumPy)."""
@@ -690,14 +729,17 @@ def _row_objective(estimator, problem):
     m = torch.tensor(problem.m, dtype=torch.float32).to(problem.device)
     mean = torch.mean
 
-    def objective(raws, weights, rows_list=None):
+    def objective(raws, weights, rows_list=None, shared=False):
         rows_list = [None] * h if rows_list is None else rows_list
         nats = [post.natural(raw) for post, raw in zip(problem.posteriors, raws, strict=True)]
         if estimator._bound_name == "VC":
             return _vote_cross_entropy(problem, nats, rows_list)
         stats = []
         for g in range(h):
-            r = problem.losses(g, nats[g], rows_list[g])
+            if shared:  # no gradient; the losses of the other fits of a block, where there are
+                r = problem.shared_losses(g, nats[g])
+            else:
+                r = problem.losses(g, nats[g], rows_list[g])
             stats.append(estimator._statistics(r, r, mean))
         kl = torch.stack([post.kl(nat) for post, nat in zip(problem.posteriors, nats, strict=True)])
         return estimator._training_objective(_stack_stats(stats), kl, m, weights, delta)
@@ -724,9 +766,9 @@ def _train_rows(estimator, problem, seed, solver, start=None):
     objective = _row_objective(estimator, problem)
     from skpacbayes._sync import trusted_inputs
 
-    def checked_free(raws, weights):
+    def checked_free(raws, weights, shared=False):
         with trusted_inputs():
-            return objective(raws, weights)
+            return objective(raws, weights, shared=shared)
 
     starts = {"prior": ([raw.detach() for raw in prior], None)}
     # L-BFGS from the prior and from every mapped start, the lowest end kept: a start's
@@ -845,7 +887,7 @@ def _row_starts(estimator, problem, objective, weights, names=None):
             return out
 
         with torch.no_grad():
-            values = [float(objective(raws_at(s), weights)) for s in _START_SCALES]
+            values = [float(objective(raws_at(s), weights, shared=True)) for s in _START_SCALES]
         values = [v if math.isfinite(v) else math.inf for v in values]
         best = int(np.argmin(values))
         starts[name] = (raws_at(_START_SCALES[best]), values[best])
@@ -1092,20 +1134,9 @@ def _vote_target(problem, g):
         return compute()
 
     def key():
-        votes, labels = problem.votes[g].numpy(), problem.labels[g].numpy()
-        digest = hashlib.blake2b(digest_size=16)
-        for a in (votes, labels):
-            digest.update(np.ascontiguousarray(a).data)
         # the loss reads the error matrix (two classes) or the class indices
         held = problem.errors is not None
-        return (
-            "vote target",
-            digest.hexdigest(),
-            votes.shape,
-            problem.n_classes,
-            held,
-            problem.dtype,
-        )
+        return ("vote target", problem.digest(g), problem.n_classes, held, problem.dtype)
 
     return shared_value(key, compute).copy()
 

@@ -1,6 +1,7 @@
 """The statistics engine: exact counts, chunking, and the certificate read from the counts."""
 
 import numpy as np
+import torch
 import pytest
 from sklearn.datasets import load_breast_cancer, load_iris, make_classification
 
@@ -214,6 +215,43 @@ def test_selection_candidates_on_the_same_votes_share_the_vote_start(monkeypatch
     alone = [clone(c).set_params(delta=sel.delta / 3).fit(X, y).bound_ for c in candidates]
     assert sum(starts) == 6  # outside a selection, each fit computes its own
     assert shared == alone  # the same certificates to the last digit
+
+
+def test_selection_candidates_on_the_same_votes_share_their_start_scans(monkeypatch):
+    # the stochastic losses at the start scans' points depend on the votes, the labels and
+    # the point alone, not on the prior or the bound: a selection of Gaussian candidates that
+    # differ by their prior (the same points: the target weights times a scale) evaluates
+    # each point once per half, not once per candidate
+    from sklearn.base import clone
+    from sklearn.frozen import FrozenEstimator
+
+    from skpacbayes import _fitting
+    from skpacbayes.model_selection import BoundSelectionClassifier
+
+    X, y = load_iris(return_X_y=True)
+    frozen = FrozenEstimator(SplitForest(n_estimators=8, random_state=0).fit(X, y))
+    scans = []
+    losses = _fitting._Problem.losses
+
+    def counting(self, g, nat, rows=None, scales=None):
+        if not torch.is_grad_enabled() and nat.dtype == torch.float32:  # a scan's point
+            scans.append(g)
+        return losses(self, g, nat, rows, scales)
+
+    monkeypatch.setattr(_fitting._Problem, "losses", counting)
+    candidates = [
+        FirstOrderBoundClassifier(
+            voters=frozen, posterior="gaussian", prior=t, max_epochs=3, random_state=0
+        )
+        for t in (0.5, 1.0, 2.0)
+    ]
+    sel = BoundSelectionClassifier(candidates).fit(X, y)
+    shared = len(scans)
+    scans.clear()
+    alone = [clone(c).set_params(delta=sel.delta / 3).fit(X, y).bound_ for c in candidates]
+    assert shared >= 2 * 2 * len(_fitting._START_SCALES)  # two halves, two targets or more
+    assert len(scans) == 3 * shared  # outside a selection, each fit scans its own
+    assert [est.bound_ for est in sel.estimators_] == alone  # the same certificates
 
 
 @pytest.mark.parametrize("bank", ["stumps", "forest"])
