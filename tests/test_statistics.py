@@ -1,8 +1,8 @@
 """The statistics engine: exact counts, chunking, and the certificate read from the counts."""
 
 import numpy as np
-import torch
 import pytest
+import torch
 from sklearn.datasets import load_breast_cancer, load_iris, make_classification
 
 from skpacbayes import (
