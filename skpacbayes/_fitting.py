@@ -497,16 +497,16 @@ class _Problem:
             self._digests[g] = (h.hexdigest(), tuple(self.votes[g].shape))
         return self._digests[g]
 
-    def shared_losses(self, g, nat):
-        """:meth:`losses` of half ``g`` at ``nat``, without gradient; within a
-        :func:`~skpacbayes._statistics.shared_votes` block, computed once for every fit of
-        the block on the same votes (a stochastic loss is a function of the votes, the
-        labels and the natural parameters alone, not of the prior or the bound: the
-        candidates of a selection scan the same start points)."""
+    def shared_losses(self, g, nat, scales=None):
+        """:meth:`losses` of half ``g`` at ``nat`` (with ``scales``: at ``t * nat`` for each
+        ``t``), without gradient; within a :func:`~skpacbayes._statistics.shared_votes`
+        block, computed once for every fit of the block on the same votes (a stochastic loss
+        is a function of the votes, the labels and the natural parameters alone, not of the
+        prior or the bound: the candidates of a selection scan the same start points)."""
 
         def compute():
             with torch.no_grad():
-                return self.losses(g, nat)
+                return self.losses(g, nat, scales=scales)
 
         def key():
             values = nat.detach().cpu().numpy()
@@ -519,6 +519,7 @@ class _Problem:
                 values.tobytes(),
                 str(self.device),
                 self.errors is not None,
+                None if scales is None else tuple(float(t) for t in scales),
             )
 
         if torch.device(self.device).type != "cpu":
@@ -729,14 +730,16 @@ def _row_objective(estimator, problem):
     m = torch.tensor(problem.m, dtype=torch.float32).to(problem.device)
     mean = torch.mean
 
-    def objective(raws, weights, rows_list=None, shared=False):
+    def objective(raws, weights, rows_list=None, shared=False, losses=None):
         rows_list = [None] * h if rows_list is None else rows_list
         nats = [post.natural(raw) for post, raw in zip(problem.posteriors, raws, strict=True)]
         if estimator._bound_name == "VC":
             return _vote_cross_entropy(problem, nats, rows_list)
         stats = []
         for g in range(h):
-            if shared:  # no gradient; the losses of the other fits of a block, where there are
+            if losses is not None:  # computed by the caller (a scan along a ray)
+                r = losses[g]
+            elif shared:  # no gradient; the losses of the other fits of a block, where there are
                 r = problem.shared_losses(g, nats[g])
             else:
                 r = problem.losses(g, nats[g], rows_list[g])
@@ -766,9 +769,9 @@ def _train_rows(estimator, problem, seed, solver, start=None):
     objective = _row_objective(estimator, problem)
     from skpacbayes._sync import trusted_inputs
 
-    def checked_free(raws, weights, shared=False):
+    def checked_free(raws, weights, **kwargs):
         with trusted_inputs():
-            return objective(raws, weights, shared=shared)
+            return objective(raws, weights, **kwargs)
 
     starts = {"prior": ([raw.detach() for raw in prior], None)}
     # L-BFGS from the prior and from every mapped start, the lowest end kept: a start's
@@ -887,7 +890,24 @@ def _row_starts(estimator, problem, objective, weights, names=None):
             return out
 
         with torch.no_grad():
-            values = [float(objective(raws_at(s), weights, shared=True)) for s in _START_SCALES]
+            if family == "gaussian" and estimator._bound_name != "VC":
+                # the points are the scales times one direction: the losses of the ray at
+                # once (the sums of the weights formed once, Posterior.scaled_stochastic_losses)
+                scales = [float(t) for t in _START_SCALES]
+                rays = [
+                    problem.shared_losses(
+                        g,
+                        torch.from_numpy(np.sqrt(q.size) * q).to(problem.device, problem.dtype),
+                        scales=scales,
+                    )
+                    for g, q in enumerate(mixed)
+                ]
+                values = [
+                    float(objective(raws_at(t), weights, losses=[ray[i] for ray in rays]))
+                    for i, t in enumerate(_START_SCALES)
+                ]
+            else:
+                values = [float(objective(raws_at(t), weights, shared=True)) for t in _START_SCALES]
         values = [v if math.isfinite(v) else math.inf for v in values]
         best = int(np.argmin(values))
         starts[name] = (raws_at(_START_SCALES[best]), values[best])

@@ -1068,8 +1068,9 @@ def test_error_mask_product_and_its_gradient(dtype):
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_scaled_losses_are_the_losses_along_the_ray(family, n_classes):
     # float64: each point as stochastic_loss computes it; float32 on the training's
-    # ErrorMask (Dirichlet, binary Gaussian: the sums formed once for the ray), within the
-    # float32 rounding of the scaled sums
+    # ErrorMask (Dirichlet, binary Gaussian: the sums formed once for the ray) or on the
+    # votes, held as ClassVotes or not (multi-class Gaussian: the class sums formed once),
+    # within the float32 rounding of the scaled sums
     from skpacbayes._fitting import make_posterior
     from skpacbayes.posteriors._vote_sums import ErrorMask
 
@@ -1083,7 +1084,15 @@ def test_scaled_losses_are_the_losses_along_the_ray(family, n_classes):
     ray = post.scaled_stochastic_losses(nat, votes, y, scales)
     points = torch.stack([post.stochastic_loss(t * nat, votes, y) for t in scales])
     assert ray.shape == (4, b) and torch.equal(ray, points)
-    if family == "categorical" or (family == "gaussian" and n_classes > 2):
+    if family == "categorical":
+        return
+    if family == "gaussian" and n_classes > 2:
+        from skpacbayes.posteriors._vote_sums import ClassVotes
+
+        for held in (votes, ClassVotes(votes, n_classes)):
+            ray32 = post.scaled_stochastic_losses(nat.float(), held, y, scales)
+            assert ray32.dtype == torch.float32 and ray32.shape == (4, b)
+            assert (ray32.double() - points).abs().max() <= 3e-5
         return
     mask = ErrorMask((votes != y[:, None]).float())
     held = votes if family == "gaussian" else mask

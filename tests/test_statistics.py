@@ -220,8 +220,8 @@ def test_selection_candidates_on_the_same_votes_share_the_vote_start(monkeypatch
 def test_selection_candidates_on_the_same_votes_share_their_start_scans(monkeypatch):
     # the stochastic losses at the start scans' points depend on the votes, the labels and
     # the point alone, not on the prior or the bound: a selection of Gaussian candidates that
-    # differ by their prior (the same points: the target weights times a scale) evaluates
-    # each point once per half, not once per candidate
+    # differ by their prior (the same points: the target weights times a scale, one ray per
+    # target) evaluates each ray once per half, not once per candidate
     from sklearn.base import clone
     from sklearn.frozen import FrozenEstimator
 
@@ -234,8 +234,8 @@ def test_selection_candidates_on_the_same_votes_share_their_start_scans(monkeypa
     losses = _fitting._Problem.losses
 
     def counting(self, g, nat, rows=None, scales=None):
-        if not torch.is_grad_enabled() and nat.dtype == torch.float32:  # a scan's point
-            scans.append(g)
+        if not torch.is_grad_enabled() and nat.dtype == torch.float32:  # a scan's points
+            scans.append(len(scales))  # a ray: the sums of the weights formed once
         return losses(self, g, nat, rows, scales)
 
     monkeypatch.setattr(_fitting._Problem, "losses", counting)
@@ -246,11 +246,12 @@ def test_selection_candidates_on_the_same_votes_share_their_start_scans(monkeypa
         for t in (0.5, 1.0, 2.0)
     ]
     sel = BoundSelectionClassifier(candidates).fit(X, y)
-    shared = len(scans)
+    shared = sum(scans)
+    assert set(scans) == {len(_fitting._START_SCALES)}  # each scan, one ray
     scans.clear()
     alone = [clone(c).set_params(delta=sel.delta / 3).fit(X, y).bound_ for c in candidates]
     assert shared >= 2 * 2 * len(_fitting._START_SCALES)  # two halves, two targets or more
-    assert len(scans) == 3 * shared  # outside a selection, each fit scans its own
+    assert sum(scans) == 3 * shared  # outside a selection, each fit scans its own
     assert [est.bound_ for est in sel.estimators_] == alone  # the same certificates
 
 

@@ -239,12 +239,19 @@ class Gaussian(Posterior):
         return gaussian_sf(margin / math.sqrt(self.n_voters))
 
     def _ray_losses(self, nat, votes, y, scales):
-        """Binary, in float32: the margins, which scale with ``t``, computed once."""
-        if self.n_classes > 2 or self._exact(nat):
+        """In float32: the margins (two classes) or the class sums, which scale with ``t``,
+        computed once."""
+        if self._exact(nat):
             return None
-        votes, y = self._votes(votes, nat.device, y)
-        levels = vote_sums(nat, votes, y, "margin", 2, False)
-        return torch.stack([self._binary_loss(*levels, scale=t) for t in scales])
+        if self.n_classes == 2:
+            votes, y = self._votes(votes, nat.device, y)
+            levels = vote_sums(nat, votes, y, "margin", 2, False)
+            return torch.stack([self._binary_loss(*levels, scale=t) for t in scales])
+        votes, y = self._votes(votes, nat.device, y, class_votes=True)
+        hi, lo, counts = vote_sums(nat, votes, None, "class", self.n_classes, False)
+        return torch.stack(
+            [1.0 - p_strict_winner(t * hi, t * lo, counts, y, certified=False) for t in scales]
+        )
 
     def deterministic_loss(self, nat, votes, y):
         """Exact loss of the mean vote: the true class is not the strict argmax of ``P_j``.
