@@ -441,6 +441,10 @@ def test_dirichlet_loss_table_matches_the_function():
         table = dirichlet_loss_table(a_f.float(), torch.tensor(total, dtype=torch.float32))
         exact = betainc_half(total - a_f, a_f)
         torch.testing.assert_close(table.double(), exact, rtol=0, atol=2e-5)
+        # the values alone (no gradient wanted: the derivatives are skipped) are the same
+        x = a_f.float().requires_grad_(True)
+        with_grad = dirichlet_loss_table(x, torch.tensor(total, dtype=torch.float32))
+        assert with_grad.requires_grad and torch.equal(with_grad.detach(), table)
 
 
 def test_binomial_tail_table_matches_the_function():

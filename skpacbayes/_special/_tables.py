@@ -74,6 +74,8 @@ class _Hermite(torch.autograd.Function):
         s = (x - x0) / h
         w = s * s * (3.0 - 2.0 * s)  # h01; h00 = 1 - w
         y = v0 + w * (v1 - v0) + h * s * (1.0 - s) * ((1.0 - s) * m0 - s * m1)
+        if not any(ctx.needs_input_grad[:2]):  # values only (a search's scans): no slopes
+            return y
         dy_dx = 6.0 * s * (1.0 - s) * (v1 - v0) / h
         dy_dx = dy_dx + (1.0 - s) * (1.0 - 3.0 * s) * m0 + s * (3.0 * s - 2.0) * m1
         dy_dp = None
