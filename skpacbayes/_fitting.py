@@ -891,16 +891,13 @@ def _row_starts(estimator, problem, objective, weights, names=None):
 
         with torch.no_grad():
             if family == "gaussian" and estimator._bound_name != "VC":
-                # the points are the scales times one direction: the losses of the ray at
-                # once (the sums of the weights formed once, Posterior.scaled_stochastic_losses)
+                # the points are the scales times the point at scale 1: the losses of the ray
+                # at once (the sums of the weights formed once, scaled_stochastic_losses)
                 scales = [float(t) for t in _START_SCALES]
+                unit = raws_at(1.0)
                 rays = [
-                    problem.shared_losses(
-                        g,
-                        torch.from_numpy(np.sqrt(q.size) * q).to(problem.device, problem.dtype),
-                        scales=scales,
-                    )
-                    for g, q in enumerate(mixed)
+                    problem.shared_losses(g, post.natural(raw), scales=scales)
+                    for g, (post, raw) in enumerate(zip(problem.posteriors, unit, strict=True))
                 ]
                 values = [
                     float(objective(raws_at(t), weights, losses=[ray[i] for ray in rays]))
