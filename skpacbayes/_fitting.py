@@ -56,10 +56,10 @@ _CAUGHT_UP_TOL = 1e-5  # a later run within this of an earlier end, and as slow,
 _START_SCALES = np.logspace(-1.0, 3.0, 9)
 _START_MIX = 1e-3  # weight of the prior in the mapped starts (every coordinate stays > 0)
 _VOTE_START_ITER = 50  # L-BFGS iterations of the vote start's cross-entropy
-# Box of the unconstrained parameters during L-BFGS (a line-search step stays representable:
-# log-probabilities, log-concentrations within the float32 training range, Gaussian means)
-# and of the mixture's logit.
-_RAW_BOUNDS = {"categorical": (-1e3, 1e3), "dirichlet": (-69.0, 18.0), "gaussian": (-1e6, 1e6)}
+# Box of the coordinates L-BFGS searches (a line-search step stays representable: square
+# roots of probabilities, see _to_search, log-concentrations within the float32 training
+# range, Gaussian means) and of the mixture's logit.
+_SEARCH_BOUNDS = {"categorical": (-1e3, 1e3), "dirichlet": (-69.0, 18.0), "gaussian": (-1e6, 1e6)}
 _ALPHA_BOUNDS = (-50.0, 50.0)
 #: bounds that read the sample only through the error counts (Categorical posterior)
 COUNT_BOUNDS = ("FO", "SO", "CBound", "Partition", "Occam")
@@ -380,28 +380,61 @@ def _caught_up(history, level):
     return abs(history[-1] - level) <= tol and history[-2] - history[-1] <= tol
 
 
+def _to_search(post, raw):
+    """The coordinates L-BFGS searches for the raw parameter ``raw`` of ``post``.
+
+    The raw parameter itself, except for a Categorical posterior: the square roots
+    ``x = sqrt(p)`` of its probabilities (:func:`_from_search` maps any ``x`` back, to
+    ``p = x**2 / sum(x**2)``). In these coordinates the KL's curvature is the Fisher
+    metric of the family, four times the identity; in the logits ``raw`` it is ``p_i`` along
+    coordinate ``i``, so that the many small weights of a trained posterior make the
+    objective ill-conditioned (measured on adult, binomial bound: condition number 7e4 at the
+    optimum in the logits) and L-BFGS creeps through them (91 iterations against 30 from the
+    same start, to the same point).
+    """
+    if post.name != "categorical":
+        return raw
+    return torch.exp(0.5 * (raw - torch.logsumexp(raw, dim=-1, keepdim=True)))
+
+
+def _from_search(post, x):
+    """The raw parameter of the L-BFGS coordinates ``x`` (see :func:`_to_search`): for a
+    Categorical posterior the logits ``2 ln|x|`` (``softmax`` of which is
+    ``x**2 / sum(x**2)``; a zero stays a zero, with a zero gradient)."""
+    if post.name != "categorical":
+        return x
+    return 2.0 * torch.log(x.abs().clamp_min(torch.finfo(x.dtype).tiny))
+
+
 def _run_lbfgs(estimator, posteriors, objective, start, rank=None, level=math.inf):
     """L-BFGS from ``start`` (raw tensors, one per group), at most ``max_epochs`` iterations.
 
-    ``objective(raws, weights)`` is minimised over the raws and, on split voters with a free
-    mixture weight, over ``alpha = sigmoid(alpha_raw)`` (from 1/2); with ``rank(raws)``, the
-    evaluated point of lowest rank is kept (:func:`minimize_lbfgs`). The run stops once it has
-    caught up with ``level``, the lowest end of the runs before it (:func:`_caught_up`).
-    Returns float64 natural parameters, the mixture, the history and the iterations.
+    ``objective(raws, weights)`` is minimised over the raws, in the coordinates of
+    :func:`_to_search`, and, on split voters with a free mixture weight, over
+    ``alpha = sigmoid(alpha_raw)`` (from 1/2); with ``rank(raws)``, the evaluated point of
+    lowest rank is kept (:func:`minimize_lbfgs`). The run stops once it has caught up with
+    ``level``, the lowest end of the runs before it (:func:`_caught_up`). Returns float64
+    natural parameters, the mixture, the history and the iterations.
     """
     h = len(posteriors)
     fixed = estimator._fixed_mixture_weight()
     free_alpha = h > 1 and fixed is None
-    bounds = [_RAW_BOUNDS[post.name] for post in posteriors]
+    bounds = [_SEARCH_BOUNDS[post.name] for post in posteriors]
     bounds += [_ALPHA_BOUNDS] if free_alpha else []
     logger = (lambda line: _log(estimator, line)) if estimator.verbose > 1 else None
-    params = [raw.detach().clone().requires_grad_(True) for raw in start]
+    params = [
+        _to_search(post, raw.detach()).clone().requires_grad_(True)
+        for post, raw in zip(posteriors, start, strict=True)
+    ]
     dtype, device = params[0].dtype, params[0].device
     alpha_raw = torch.zeros((), dtype=dtype, device=device, requires_grad=free_alpha)
     params += [alpha_raw] if free_alpha else []
 
+    def raws():
+        return [_from_search(post, x) for post, x in zip(posteriors, params[:h], strict=True)]
+
     def value():
-        return objective(params[:h], _mixture(alpha_raw, fixed, h, dtype, device))
+        return objective(raws(), _mixture(alpha_raw, fixed, h, dtype, device))
 
     result = minimize_lbfgs(
         params,
@@ -410,14 +443,14 @@ def _run_lbfgs(estimator, posteriors, objective, start, rank=None, level=math.in
         ftol=LBFGS_FTOL,
         bounds=bounds,
         logger=logger,
-        rank=None if rank is None else (lambda: rank(params[:h])),
+        rank=None if rank is None else (lambda: rank(raws())),
         stop=lambda history: _caught_up(history, level),
     )
     _log(estimator, f"L-BFGS: objective {result.value:.6f} after {result.n_iter} iterations")
     with torch.no_grad():
         natural = [
-            post.natural(raw.detach().to("cpu", torch.float64)).numpy().copy()
-            for post, raw in zip(posteriors, params[:h], strict=True)
+            post.natural(_from_search(post, x.detach().to("cpu", torch.float64))).numpy().copy()
+            for post, x in zip(posteriors, params[:h], strict=True)
         ]
     alpha = float(torch.sigmoid(alpha_raw.detach().double())) if free_alpha else fixed
     mixture = np.array([1.0]) if h == 1 else np.array([alpha, 1.0 - alpha])
