@@ -274,24 +274,33 @@ def test_partition_runs_converge_before_the_tightening(tighten, monkeypatch):
 def test_categorical_search_coordinates_are_the_square_roots_of_the_probabilities():
     # L-BFGS searches a Categorical posterior in x = sqrt(p): the map back gives the same
     # probabilities, x**2 / sum(x**2) for any x, and a zero weight stays zero without a NaN
-    from skpacbayes._fitting import _from_search, _to_search, make_posterior
+    from skpacbayes import BinomialBoundClassifier, VCDimBoundClassifier
+    from skpacbayes._fitting import (
+        _from_search,
+        _square_root_search,
+        _to_search,
+        make_posterior,
+    )
 
     post = make_posterior("categorical", 4, 2)
     raw = torch.tensor([0.3, -2.0, 1.5, -1e4], dtype=torch.float64)
-    x = _to_search(post, raw)
+    x = _to_search(raw, True)
     assert torch.allclose(x, torch.sqrt(torch.softmax(raw, dim=0)), rtol=1e-15, atol=0)
     assert float(x[3]) == 0.0
     x = (3.0 * x).requires_grad_(True)  # the scale of x is free
-    p = post.natural(_from_search(post, x))
+    p = post.natural(_from_search(x, True))
     assert torch.allclose(p, torch.softmax(raw, dim=0), rtol=1e-14, atol=0)
     assert float(p[3]) == 0.0
     p[0].backward()
     assert torch.isfinite(x.grad).all() and float(x.grad[3]) == 0.0
     y = torch.tensor([-0.5, 0.5, 1.0], dtype=torch.float64)  # signs do not matter
-    q = make_posterior("categorical", 3, 2).natural(_from_search(post, y))
+    q = make_posterior("categorical", 3, 2).natural(_from_search(y, True))
     assert torch.allclose(q, y**2 / (y**2).sum(), rtol=1e-14, atol=0)
-    dirichlet = make_posterior("dirichlet", 4, 2)  # the other families: their raw parameter
-    assert _to_search(dirichlet, raw) is raw and _from_search(dirichlet, raw) is raw
+    assert _to_search(raw, False) is raw and _from_search(raw, False) is raw
+    # the PAC-Bayes objectives' Categorical posteriors only (the VC cross-entropy has no KL)
+    assert _square_root_search(BinomialBoundClassifier(), post)
+    assert not _square_root_search(VCDimBoundClassifier(), post)
+    assert not _square_root_search(BinomialBoundClassifier(), make_posterior("dirichlet", 4, 2))
 
 
 def test_categorical_lbfgs_converges_within_its_iterations():
