@@ -56,14 +56,10 @@ _CAUGHT_UP_TOL = 1e-5  # a later run within this of an earlier end, and as slow,
 _START_SCALES = np.logspace(-1.0, 3.0, 9)
 _START_MIX = 1e-3  # weight of the prior in the mapped starts (every coordinate stays > 0)
 _VOTE_START_ITER = 50  # L-BFGS iterations of the vote start's cross-entropy
-# Box of the coordinates L-BFGS searches (a line-search step stays representable; see
-# _search_chart): square roots of probabilities, Dirichlet coordinates of log-concentrations
-# from -69 to 18 (the float32 training range), Gaussian means; and of the mixture's logit.
-_SEARCH_BOUNDS = {
-    "categorical": (-1e3, 1e3),
-    "dirichlet": (-69.0, 2.0 * math.expm1(9.0)),
-    "gaussian": (-1e6, 1e6),
-}
+# Box of the coordinates L-BFGS searches (a line-search step stays representable: square
+# roots of probabilities, see _to_search, log-concentrations within the float32 training
+# range, Gaussian means) and of the mixture's logit.
+_SEARCH_BOUNDS = {"categorical": (-1e3, 1e3), "dirichlet": (-69.0, 18.0), "gaussian": (-1e6, 1e6)}
 _ALPHA_BOUNDS = (-50.0, 50.0)
 #: bounds that read the sample only through the error counts (Categorical posterior)
 COUNT_BOUNDS = ("FO", "SO", "CBound", "Partition", "Occam")
@@ -384,54 +380,37 @@ def _caught_up(history, level):
     return abs(history[-1] - level) <= tol and history[-2] - history[-1] <= tol
 
 
-def _search_chart(estimator, post):
-    """The coordinates in which L-BFGS searches ``post`` (:func:`_to_search`).
+def _square_root_search(estimator, post):
+    """Whether L-BFGS searches ``post`` in the square roots of its probabilities
+    (:func:`_to_search`): a Categorical posterior under a PAC-Bayes objective.
 
-    Under a PAC-Bayes objective, coordinates in which the family's Fisher metric (the
-    curvature of the KL term) is about uniform: the square roots of the probabilities of a
-    Categorical posterior (there it is four times the identity; in the logits it is ``p_i``
-    along coordinate ``i``, so that the many small weights of a trained posterior made the
-    objective ill-conditioned, condition number 7e4 at the optimum of adult's binomial bound,
-    and L-BFGS crept through them: 91 iterations against 30 from the same start, to the same
-    point); for a Dirichlet posterior ``ln(alpha)`` below 1 and ``2 (sqrt(alpha) - 1)``
-    above (its Fisher metric is ``psi'(alpha_i)``, about ``1 / alpha**2`` below 1, where the
-    logarithm is flat, and ``1 / alpha`` above, where the square root is; adult's first-order
-    Dirichlet descents take 105 iterations instead of 164). A Gaussian mean is already
-    uniform. The VC baseline's cross-entropy has no KL term: it keeps the raw parameters (in
-    the square roots its descents end elsewhere, tictactoe's bound 1.3 points higher on one
-    seed, lower on others).
-
-    Returns
-    -------
-    str or None
-        ``"categorical"``, ``"dirichlet"``, or ``None`` (the raw parameter itself).
+    In these coordinates the KL's curvature is the Fisher metric of the family, four times
+    the identity; in the logits it is ``p_i`` along coordinate ``i``, so that the many small
+    weights of a trained posterior make the objective ill-conditioned (measured on adult,
+    binomial bound: condition number 7e4 at the optimum in the logits) and L-BFGS creeps
+    through them (91 iterations against 30 from the same start, to the same point). The VC
+    baseline's cross-entropy has no KL term: it keeps the logits (in the square roots its
+    descents end elsewhere, tictactoe's bound 1.3 points higher on one seed, lower on others).
     """
-    if estimator._bound_name == "VC" or post.name not in ("categorical", "dirichlet"):
-        return None
-    return post.name
+    return post.name == "categorical" and estimator._bound_name != "VC"
 
 
-def _to_search(raw, chart):
-    """The L-BFGS coordinates (``chart``, :func:`_search_chart`) of the raw parameter ``raw``:
-    ``sqrt(softmax(raw))`` (``"categorical"``, ``raw`` the logits), ``raw`` below 0 and
-    ``2 (exp(raw / 2) - 1)`` above (``"dirichlet"``, ``raw = ln(alpha)``), or ``raw``."""
-    if chart == "categorical":
-        return torch.exp(0.5 * (raw - torch.logsumexp(raw, dim=-1, keepdim=True)))
-    if chart == "dirichlet":
-        return torch.where(raw > 0, 2.0 * torch.expm1(0.5 * raw.clamp_min(0.0)), raw)
-    return raw
+def _to_search(raw, square_root):
+    """The coordinates L-BFGS searches for the raw parameter ``raw``: ``raw`` itself, or with
+    ``square_root`` (a Categorical posterior, :func:`_square_root_search`) the square roots
+    ``x = sqrt(softmax(raw))`` of its probabilities."""
+    if not square_root:
+        return raw
+    return torch.exp(0.5 * (raw - torch.logsumexp(raw, dim=-1, keepdim=True)))
 
 
-def _from_search(x, chart):
-    """The raw parameter of the L-BFGS coordinates ``x`` (see :func:`_to_search`): the logits
-    ``2 ln|x|``, whose ``softmax`` is ``x**2 / sum(x**2)`` for any ``x`` (a zero stays a zero,
-    with a zero gradient); ``ln(alpha)`` with ``alpha = exp(x)`` below 0, ``(1 + x / 2)**2``
-    above (continuous with its first derivative); or ``x``."""
-    if chart == "categorical":
-        return 2.0 * torch.log(x.abs().clamp_min(torch.finfo(x.dtype).tiny))
-    if chart == "dirichlet":
-        return torch.where(x > 0, 2.0 * torch.log1p(0.5 * x.clamp_min(0.0)), x)
-    return x
+def _from_search(x, square_root):
+    """The raw parameter of the L-BFGS coordinates ``x`` (see :func:`_to_search`): with
+    ``square_root`` the logits ``2 ln|x|``, whose ``softmax`` is ``x**2 / sum(x**2)`` for any
+    ``x`` (a zero stays a zero, with a zero gradient)."""
+    if not square_root:
+        return x
+    return 2.0 * torch.log(x.abs().clamp_min(torch.finfo(x.dtype).tiny))
 
 
 def _run_lbfgs(estimator, posteriors, objective, start, rank=None, level=math.inf):
@@ -450,17 +429,17 @@ def _run_lbfgs(estimator, posteriors, objective, start, rank=None, level=math.in
     bounds = [_SEARCH_BOUNDS[post.name] for post in posteriors]
     bounds += [_ALPHA_BOUNDS] if free_alpha else []
     logger = (lambda line: _log(estimator, line)) if estimator.verbose > 1 else None
-    charts = [_search_chart(estimator, post) for post in posteriors]
+    roots = [_square_root_search(estimator, post) for post in posteriors]
     params = [
-        _to_search(raw.detach(), chart).clone().requires_grad_(True)
-        for raw, chart in zip(start, charts, strict=True)
+        _to_search(raw.detach(), root).clone().requires_grad_(True)
+        for raw, root in zip(start, roots, strict=True)
     ]
     dtype, device = params[0].dtype, params[0].device
     alpha_raw = torch.zeros((), dtype=dtype, device=device, requires_grad=free_alpha)
     params += [alpha_raw] if free_alpha else []
 
     def raws():
-        return [_from_search(x, chart) for x, chart in zip(params[:h], charts, strict=True)]
+        return [_from_search(x, root) for x, root in zip(params[:h], roots, strict=True)]
 
     def value():
         return objective(raws(), _mixture(alpha_raw, fixed, h, dtype, device))
@@ -478,8 +457,8 @@ def _run_lbfgs(estimator, posteriors, objective, start, rank=None, level=math.in
     _log(estimator, f"L-BFGS: objective {result.value:.6f} after {result.n_iter} iterations")
     with torch.no_grad():
         natural = [
-            post.natural(_from_search(x.detach().to("cpu", torch.float64), chart)).numpy().copy()
-            for post, x, chart in zip(posteriors, params[:h], charts, strict=True)
+            post.natural(_from_search(x.detach().to("cpu", torch.float64), root)).numpy().copy()
+            for post, x, root in zip(posteriors, params[:h], roots, strict=True)
         ]
     alpha = float(torch.sigmoid(alpha_raw.detach().double())) if free_alpha else fixed
     mixture = np.array([1.0]) if h == 1 else np.array([alpha, 1.0 - alpha])

@@ -271,54 +271,36 @@ def test_partition_runs_converge_before_the_tightening(tighten, monkeypatch):
     assert all(math.isinf(v) for v in levels) == tighten
 
 
-def test_search_coordinates_map_back_to_the_same_posterior():
-    # L-BFGS searches a Categorical posterior in x = sqrt(p) (x**2 / sum(x**2) for any x, a
-    # zero weight stays zero without a NaN) and a Dirichlet one in ln(alpha) below 0,
-    # 2 (sqrt(alpha) - 1) above (continuous with its derivative)
+def test_categorical_search_coordinates_are_the_square_roots_of_the_probabilities():
+    # L-BFGS searches a Categorical posterior in x = sqrt(p): the map back gives the same
+    # probabilities, x**2 / sum(x**2) for any x, and a zero weight stays zero without a NaN
     from skpacbayes import BinomialBoundClassifier, VCDimBoundClassifier
     from skpacbayes._fitting import (
-        _SEARCH_BOUNDS,
         _from_search,
-        _search_chart,
+        _square_root_search,
         _to_search,
         make_posterior,
     )
 
     post = make_posterior("categorical", 4, 2)
     raw = torch.tensor([0.3, -2.0, 1.5, -1e4], dtype=torch.float64)
-    x = _to_search(raw, "categorical")
+    x = _to_search(raw, True)
     assert torch.allclose(x, torch.sqrt(torch.softmax(raw, dim=0)), rtol=1e-15, atol=0)
     assert float(x[3]) == 0.0
     x = (3.0 * x).requires_grad_(True)  # the scale of x is free
-    p = post.natural(_from_search(x, "categorical"))
+    p = post.natural(_from_search(x, True))
     assert torch.allclose(p, torch.softmax(raw, dim=0), rtol=1e-14, atol=0)
     assert float(p[3]) == 0.0
     p[0].backward()
     assert torch.isfinite(x.grad).all() and float(x.grad[3]) == 0.0
     y = torch.tensor([-0.5, 0.5, 1.0], dtype=torch.float64)  # signs do not matter
-    q = make_posterior("categorical", 3, 2).natural(_from_search(y, "categorical"))
+    q = make_posterior("categorical", 3, 2).natural(_from_search(y, True))
     assert torch.allclose(q, y**2 / (y**2).sum(), rtol=1e-14, atol=0)
-
-    dirichlet = make_posterior("dirichlet", 5, 2)
-    log_alpha = torch.tensor([-60.0, -1.0, 0.0, 2.0, 18.0], dtype=torch.float64)
-    y = _to_search(log_alpha, "dirichlet")
-    assert torch.equal(y[:3], log_alpha[:3])
-    assert torch.allclose(y[3:], 2.0 * (torch.exp(log_alpha[3:] / 2) - 1.0), rtol=1e-14)
-    back = _from_search(y.requires_grad_(True), "dirichlet")
-    assert torch.allclose(back, log_alpha, rtol=1e-14, atol=1e-14)
-    assert float(back[-1]) == pytest.approx(18.0) and float(y[-1]) <= _SEARCH_BOUNDS["dirichlet"][1]
-    alpha = dirichlet.natural(back)
-    alpha.sum().backward()
-    # d alpha / dy: alpha below 1, sqrt(alpha) above (both 1 at alpha = 1)
-    expected = torch.where(alpha > 1, torch.sqrt(alpha), alpha).detach()
-    assert torch.allclose(y.grad, expected, rtol=1e-12)
-    assert _to_search(raw, None) is raw and _from_search(raw, None) is raw
-    # the PAC-Bayes objectives' Categorical and Dirichlet posteriors (the VC cross-entropy
-    # has no KL term, a Gaussian mean is already flat)
-    assert _search_chart(BinomialBoundClassifier(), post) == "categorical"
-    assert _search_chart(BinomialBoundClassifier(), dirichlet) == "dirichlet"
-    assert _search_chart(VCDimBoundClassifier(), post) is None
-    assert _search_chart(BinomialBoundClassifier(), make_posterior("gaussian", 4, 2)) is None
+    assert _to_search(raw, False) is raw and _from_search(raw, False) is raw
+    # the PAC-Bayes objectives' Categorical posteriors only (the VC cross-entropy has no KL)
+    assert _square_root_search(BinomialBoundClassifier(), post)
+    assert not _square_root_search(VCDimBoundClassifier(), post)
+    assert not _square_root_search(BinomialBoundClassifier(), make_posterior("dirichlet", 4, 2))
 
 
 def test_categorical_lbfgs_converges_within_its_iterations():
@@ -336,28 +318,3 @@ def test_categorical_lbfgs_converges_within_its_iterations():
     assert clf.solver_ == "lbfgs"
     assert clf.n_iter_ < 60
     assert clf.bound_ < 0.5462
-
-
-def test_dirichlet_descents_are_shorter_in_the_fisher_chart(monkeypatch):
-    # in ln(alpha) the concentrations above 1 are stiff (the Fisher metric grows like alpha):
-    # on this task the first-order Dirichlet descents took 95 iterations in all, 77 in the
-    # chart of _search_chart, to the same bound
-    from sklearn.datasets import make_classification
-
-    from skpacbayes import FirstOrderBoundClassifier, _fitting
-
-    X, y = make_classification(
-        n_samples=6000, n_features=20, n_informative=6, flip_y=0.2, random_state=0
-    )
-    iterations = []
-    original = _fitting._run_lbfgs
-
-    def counted(*args, **kwargs):
-        result = original(*args, **kwargs)
-        iterations.append(result[3])
-        return result
-
-    monkeypatch.setattr(_fitting, "_run_lbfgs", counted)
-    clf = FirstOrderBoundClassifier(posterior="dirichlet", random_state=0).fit(X, y)
-    assert len(iterations) >= 3 and sum(iterations) < 85
-    assert clf.bound_ < 0.60978
