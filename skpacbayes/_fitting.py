@@ -510,13 +510,16 @@ class _Problem:
         self.n_groups = len(groups)
         self._digests = [None] * self.n_groups
         # The 0/1 error matrix of each half, once, in the training dtype (the losses then
-        # skip forming and converting it at every evaluation). Certificates (float64) and
-        # the multi-class Gaussian (which needs the votes) do not use it.
+        # skip forming and converting it at every evaluation), its equal and complementary
+        # columns folded (ErrorMask.folded: the default stumps come with their opposites,
+        # which halves every product). Certificates (float64) and the multi-class Gaussian
+        # (which needs the votes) do not use it.
         self.errors = None
         uses_votes = estimator.posterior == "gaussian" and self.n_classes > 2
         if dtype != torch.float64 and not uses_votes and hold_errors:
             self.errors = [
-                _error_matrix(v, lab, dtype) for v, lab in zip(self.votes, self.labels, strict=True)
+                ErrorMask.folded(_error_matrix(v, lab, dtype))
+                for v, lab in zip(self.votes, self.labels, strict=True)
             ]
         # The multi-class Gaussian's votes as int64 indices with their vote counts, once, in
         # chunks of rows (the class sums then skip both at every evaluation); within a budget
@@ -601,8 +604,7 @@ class _Problem:
             return post.scaled_stochastic_losses(nat, chunk, y, scales)
 
         if self.errors is not None:  # one call: the losses chunk their own temporaries
-            errors = self.errors[g] if rows is None else self.errors[g][rows]
-            return loss(ErrorMask(errors), None)
+            return loss(self.errors[g] if rows is None else self.errors[g].take(rows), None)
         if rows is not None:
             return loss(votes[rows], labels[rows])
         if self.class_votes is None:
@@ -1144,8 +1146,8 @@ def _vote_scores(problem, g, w, rows=None):
     ``(b, n_classes)``.
     """
     if problem.errors is not None and problem.n_classes == 2:
-        errors = problem.errors[g] if rows is None else problem.errors[g][rows]
-        return torch.sub(2.0 * ErrorMask(errors).matvec(w), w.sum()), None
+        errors = problem.errors[g] if rows is None else problem.errors[g].take(rows)
+        return torch.sub(2.0 * errors.matvec(w), w.sum()), None
     votes = problem.indices(g) if rows is None else problem.indices(g)[rows]
     labels = problem.labels[g] if rows is None else problem.labels[g][rows]
     scores = torch.zeros(votes.shape[0], problem.n_classes, dtype=w.dtype, device=w.device)

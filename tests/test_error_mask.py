@@ -171,3 +171,85 @@ def test_vote_start_is_a_far_better_vote_than_any_single_voter(n_classes):
     assert vote_error(np.ones(good + bad)) > 0.4
     assert np.min(np.mean(votes != y[:, None], axis=0)) > 0.2
     assert vote_error(q) < 0.12
+
+
+def _paired_errors(seed=0, b=400, n=30):
+    """0/1 errors whose columns come in complementary pairs (a stump and its opposite), with
+    some duplicated columns, shuffled."""
+    g = torch.Generator().manual_seed(seed)
+    base = torch.randint(0, 2, (b, n), generator=g).to(torch.float32)
+    columns = torch.cat([base, 1.0 - base, base[:, :5]], dim=1)
+    return columns[:, torch.randperm(columns.shape[1], generator=g)].contiguous()
+
+
+def test_folded_error_mask_keeps_one_column_per_class_of_equal_or_complementary_columns():
+    errors = _paired_errors()
+    mask = ErrorMask.folded(errors)
+    assert mask.shape == errors.shape
+    assert mask.values.shape == (errors.shape[0], 30)  # 65 columns: 30 pairs and 5 copies
+    rebuilt = torch.where(
+        mask.signs > 0, mask.values[:, mask.columns], 1 - mask.values[:, mask.columns]
+    )
+    assert torch.equal(rebuilt, errors)
+    # rows taken keep the fold; nothing to fold: the mask itself
+    assert torch.equal(mask.take(slice(10, 20)).values, mask.values[10:20])
+    independent = torch.eye(6)
+    assert ErrorMask.folded(independent).columns is None
+
+
+@pytest.mark.parametrize("family", [Categorical, Dirichlet, Gaussian])
+def test_folded_error_mask_gives_the_losses_and_gradients_of_the_mask(family):
+    errors = _paired_errors(seed=3)
+    n = errors.shape[1]
+    post = family(n, 2)
+    raw = post.init_raw(generator=torch.Generator().manual_seed(1))
+    weights = torch.linspace(0.5, 1.5, errors.shape[0])
+
+    def loss_and_grad(mask, scales=None):
+        raw.grad = None
+        if scales is not None:
+            with torch.no_grad():
+                return post.scaled_stochastic_losses(post.natural(raw), mask, None, scales), None
+        r = post.stochastic_loss(post.natural(raw), mask, None)
+        (r * weights).sum().backward()
+        return r.detach().clone(), raw.grad.clone()
+
+    full, folded = ErrorMask(errors), ErrorMask.folded(errors)
+    assert folded.columns is not None
+    r_full, g_full = loss_and_grad(full)
+    r_folded, g_folded = loss_and_grad(folded)
+    torch.testing.assert_close(r_folded, r_full, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(g_folded, g_full, rtol=1e-4, atol=1e-5)
+    scales = [0.5, 2.0]
+    torch.testing.assert_close(
+        loss_and_grad(folded, scales)[0], loss_and_grad(full, scales)[0], rtol=1e-5, atol=1e-6
+    )
+    with pytest.raises(TypeError, match="not folded"):  # the right votes' sums
+        from skpacbayes.posteriors._vote_sums import vote_sums
+
+        vote_sums(torch.ones(n), folded, None, "err_ok", 2, False)
+
+
+def test_training_holds_the_stump_bank_errors_folded():
+    # the default stumps come with their opposites: the training's error matrix holds at most
+    # half of the columns, and reads the errors of every voter
+    import numpy as np
+    from sklearn.datasets import load_breast_cancer
+
+    from skpacbayes import BinomialBoundClassifier
+    from skpacbayes._fitting import _Problem
+    from skpacbayes._statistics import EvaluationGroup
+    from skpacbayes.voters import StumpBank
+
+    X, y = load_breast_cancer(return_X_y=True)
+    votes = StumpBank(random_state=0).fit(X, y).votes(X)
+    est = BinomialBoundClassifier(posterior="categorical", random_state=0).fit(X, y)
+    groups = [EvaluationGroup(np.arange(votes.shape[1]), np.arange(votes.shape[0]))]
+    problem = _Problem(est, votes, y, groups, torch.device("cpu"), torch.float32)
+    mask = problem.errors[0]
+    assert mask.columns is not None and mask.values.shape[1] <= votes.shape[1] // 2
+    errors = torch.from_numpy((votes != y[:, None]).astype(np.float32))
+    rebuilt = torch.where(
+        mask.signs > 0, mask.values[:, mask.columns], 1 - mask.values[:, mask.columns]
+    )
+    assert torch.equal(rebuilt, errors)

@@ -47,10 +47,21 @@ class ErrorMask:
     per sample. Only the losses built on sums of wrong / right weights accept
     it (every family except the multi-class Gaussian, which needs the votes).
 
+    The mask may be held folded (:meth:`folded`): one column per class of voters whose
+    errors are equal or complementary on the batch (a stump and its opposite err on
+    complementary rows), voter ``i`` reading column ``columns[i]``, or its complement where
+    ``signs[i] = -1``. Then ``e @ w = values @ u + sum_{signs < 0} w`` with
+    ``u = sum_{columns[i] = k} signs[i] w_i``: a product over fewer columns.
+
     Parameters
     ----------
-    values : torch.Tensor of shape (b, n_voters)
+    values : torch.Tensor of shape (b, n_voters) or (b, n_columns)
         0/1 floats, in the dtype and on the device of the posterior parameters.
+    columns : torch.Tensor of shape (n_voters,), optional
+        int64 column of each voter (folded masks).
+    signs : torch.Tensor of shape (n_voters,), optional
+        ``1.0`` where a voter's errors are its column, ``-1.0`` where they are its
+        complement, in the dtype of ``values`` (folded masks).
 
     Examples
     --------
@@ -65,17 +76,79 @@ class ErrorMask:
     True
     """
 
-    __slots__ = ("values",)
+    __slots__ = ("columns", "signs", "values")
 
-    def __init__(self, values):
+    def __init__(self, values, columns=None, signs=None):
         if not (torch.is_tensor(values) and values.is_floating_point() and values.dim() == 2):
             raise TypeError("ErrorMask expects a 2-D floating tensor of 0/1 errors.")
+        if (columns is None) != (signs is None):
+            raise TypeError("A folded ErrorMask needs both its columns and its signs.")
         self.values = values
+        self.columns = columns
+        self.signs = signs
+
+    @classmethod
+    def folded(cls, values):
+        """The mask of ``values`` with its equal and complementary columns folded.
+
+        Columns are grouped by two integer hashes, exact in float64 (random integer row
+        weights whose sums stay below ``2^53``; the hashes of a column and of its complement
+        add up to the weights' totals). Two columns that differ share both hashes with a
+        probability of at most ``2^-2k`` for each pair, ``k = min(30, 52 - bit_length(b))``
+        bits per weight (``2^-60`` below ``2^22`` rows); the training would then read one
+        voter's errors for the other's, which only steers its search: the certificate is
+        computed from the votes. Returns the mask itself where no column folds.
+
+        Parameters
+        ----------
+        values : torch.Tensor of shape (b, n_voters)
+            0/1 floats.
+
+        Returns
+        -------
+        ErrorMask
+        """
+        mask = cls(values)
+        b, n = values.shape
+        if b == 0 or n < 2:
+            return mask
+        device = values.device
+        bits = min(30, 52 - b.bit_length())
+        generator = torch.Generator(device="cpu").manual_seed(0)
+        weights = torch.randint(0, 2**bits, (2, b), generator=generator).to(torch.float64)
+        weights = weights.to(device)
+        hashes = torch.zeros((2, n), dtype=torch.float64, device=device)
+        for s in _chunks(b):
+            rows = slice(s, s + _ROW_CHUNK)
+            hashes += weights[:, rows] @ values[rows].to(torch.float64)
+        totals = weights.sum(dim=1).tolist()
+        kept, columns, signs, first = [], [], [], {}
+        for h in zip(*hashes.tolist(), strict=True):
+            complement = tuple(t - x for t, x in zip(totals, h, strict=True))
+            if h in first:
+                columns.append(first[h])
+                signs.append(1.0)
+            elif complement in first:
+                columns.append(first[complement])
+                signs.append(-1.0)
+            else:
+                first[h] = len(kept)
+                columns.append(len(kept))
+                kept.append(len(columns) - 1)
+                signs.append(1.0)
+        if len(kept) == n:
+            return mask
+        return cls(
+            values[:, torch.tensor(kept, device=device)].contiguous(),
+            torch.tensor(columns, dtype=torch.int64, device=device),
+            torch.tensor(signs, dtype=values.dtype, device=device),
+        )
 
     @property
     def shape(self):
         """Shape ``(b, n_voters)`` of the mask."""
-        return self.values.shape
+        n = self.values.shape[1] if self.columns is None else self.columns.shape[0]
+        return (self.values.shape[0], n)
 
     @property
     def dtype(self):
@@ -87,8 +160,26 @@ class ErrorMask:
         """Device of the mask."""
         return self.values.device
 
+    def take(self, rows):
+        """The mask of the rows ``rows`` (an index tensor or a slice)."""
+        return ErrorMask(self.values[rows], self.columns, self.signs)
+
+    def fold(self, w):
+        """``(u, c)`` with ``e @ w = values @ u + c`` (``u = w``, ``c = 0`` unfolded)."""
+        if self.columns is None:
+            return w, 0.0
+        u = torch.zeros(self.values.shape[1], dtype=w.dtype, device=w.device)
+        u = u.index_add(0, self.columns, self.signs * w)
+        return u, torch.sum(w * (self.signs < 0))
+
+    def unfold(self, g, total):
+        """``e.T @ r`` from ``g = values.T @ r`` and ``total = sum(r)``."""
+        if self.columns is None:
+            return g
+        return g[self.columns] * self.signs + (self.signs < 0) * total
+
     def matvec(self, w):
-        """``values @ w``, differentiable in ``w`` (the mask is a constant).
+        """``e @ w``, differentiable in ``w`` (the mask is a constant).
 
         Parameters
         ----------
@@ -100,7 +191,8 @@ class ErrorMask:
         torch.Tensor of shape (b,)
             The sum of the weights of the voters that err, row by row.
         """
-        return _MaskProduct.apply(self.values, w)
+        u, c = self.fold(w)
+        return _MaskProduct.apply(self.values, u) + c
 
 
 def _matvec(a, x):
@@ -257,20 +349,44 @@ def _chunks(n_rows):
     return range(0, n_rows, _ROW_CHUNK)
 
 
-def _chunk_errors(votes, y, n_classes, start, mask, buf):
-    """Float 0/1 errors of the rows ``start : start + _ROW_CHUNK`` and their integer mask.
+def _chunk_rows(votes, mode):
+    """Rows per chunk of :class:`_VoteSums`: ``_ROW_CHUNK``, or every row for the sums of an
+    :class:`ErrorMask` but those of the right votes (its errors held whole need no buffer: one
+    matrix-vector product per level instead of one per chunk)."""
+    if isinstance(votes, ErrorMask) and mode != "err_ok":
+        return max(votes.shape[0], 1)
+    return _ROW_CHUNK
+
+
+def _chunk_errors(votes, y, n_classes, rows, mask, buf):
+    """Float 0/1 errors of the rows ``rows`` (a slice) and their integer mask.
 
     From an :class:`ErrorMask`, a view of its values (integer mask ``None``); otherwise
     formed from the votes into the reused buffers ``mask`` (integer) and ``buf`` (float).
     """
     if isinstance(votes, ErrorMask):
-        return votes.values[start : start + _ROW_CHUNK], None
-    v, t = votes[start : start + _ROW_CHUNK], y[start : start + _ROW_CHUNK]
+        return votes.values[rows], None
+    v, t = votes[rows], y[rows]
     r = v.shape[0]
     e8 = _error_mask_into(v, t, n_classes, mask[:r])
     fb = buf[:r]
     fb.copy_(e8)
     return fb, e8
+
+
+def _error_sums(votes, errors, w):
+    """``e @ w`` on the chunk ``errors`` of ``votes`` (values only; folded where the mask is)."""
+    if isinstance(votes, ErrorMask) and votes.columns is not None:
+        u, c = votes.fold(w)
+        return _matvec(errors, u) + c
+    return _matvec(errors, w)
+
+
+def _error_products(votes, errors, g):
+    """``e.T @ g`` on the chunk ``errors`` of ``votes`` (unfolded where the mask is folded)."""
+    if isinstance(votes, ErrorMask) and votes.columns is not None:
+        return votes.unfold(_matvec(errors.T, g), g.sum())
+    return _matvec(errors.T, g)
 
 
 class _VoteSums(torch.autograd.Function):
@@ -298,6 +414,8 @@ class _VoteSums(torch.autograd.Function):
         b, n = votes.shape
         rows = min(b, _ROW_CHUNK)
         precomputed = isinstance(votes, ErrorMask)
+        if precomputed and votes.columns is not None and mode == "err_ok":
+            raise TypeError("the sums of the right votes need an ErrorMask that is not folded.")
         mask = None
         if not precomputed:
             mask = torch.empty((rows, n), dtype=votes.dtype, device=votes.device)
@@ -306,10 +424,11 @@ class _VoteSums(torch.autograd.Function):
         totals = [part.sum() for part in parts]
         hi = torch.zeros((len(parts) - 1, b, width), dtype=w.dtype, device=w.device)
         lo = torch.zeros((b, width), dtype=w.dtype, device=w.device)
-        for s in _chunks(b):
-            fb, e8 = _chunk_errors(votes, y, n_classes, s, mask, buf)
+        step = _chunk_rows(votes, mode)
+        for s in range(0, b, step):
+            fb, e8 = _chunk_errors(votes, y, n_classes, slice(s, s + step), mask, buf)
             r = fb.shape[0]
-            sums = [_matvec(fb, part) for part in parts]
+            sums = [_error_sums(votes, fb, part) for part in parts]
             if mode == "margin":  # (1 - 2 e) . w, level by level (exact for the exact levels)
                 sums = [total - 2.0 * x for total, x in zip(totals, sums, strict=True)]
             lo[s : s + r, 0] = sums[-1]
@@ -344,15 +463,16 @@ class _VoteSums(torch.autograd.Function):
             mask = torch.empty((rows, n), dtype=votes.dtype, device=votes.device)
             buf = torch.empty((rows, n), dtype=g_lo.dtype, device=g_lo.device)
         grad = torch.zeros(n, dtype=g_lo.dtype, device=g_lo.device)
-        for s in _chunks(b):
-            fb, _ = _chunk_errors(votes, y, ctx.n_classes, s, mask, buf)
+        step = _chunk_rows(votes, ctx.mode)
+        for s in range(0, b, step):
+            fb, _ = _chunk_errors(votes, y, ctx.n_classes, slice(s, s + step), mask, buf)
             g = g_lo[s : s + fb.shape[0]]
             if ctx.mode == "err_ok":  # d/dw of [e . w, (1 - e) . w]
                 grad += _matvec(fb.T, g[:, 0] - g[:, 1]) + g[:, 1].sum()
             elif ctx.mode == "err":
-                grad += _matvec(fb.T, g)
+                grad += _error_products(votes, fb, g)
             else:  # margin = (1 - 2 e) . w
-                grad += g.sum() - 2.0 * _matvec(fb.T, g)
+                grad += g.sum() - 2.0 * _error_products(votes, fb, g)
         return grad, None, None, None, None, None
 
 
