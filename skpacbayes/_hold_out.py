@@ -603,6 +603,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
         bank, n_classes = self.voters_, self.classes_.size
         recoded = RecodedVoters(bank, self._codes, n_classes)
+        if np.array_equal(self._codes, np.arange(n_classes)):  # the bank's own votes: those
+            recoded = bank  # of a shared_votes block (a benchmark's) are read, not recomputed
         if is_dask_input(X):
             from skpacbayes._dask import DaskVotePasses
 
