@@ -120,7 +120,7 @@ def test_vc_objective_from_the_error_matrix_matches_the_votes(posterior):
     from skpacbayes import _fitting
 
     votes, y = _case(2, seed=7, b=500, n=30)
-    est = SimpleNamespace(n_classes_=2, posterior=posterior, prior=None)
+    est = SimpleNamespace(n_classes_=2, posterior=posterior, prior=None, _bound_name="VC")
     group = SimpleNamespace(samples=np.arange(500), voters=np.arange(30))
     fast = _fitting._Problem(est, votes.numpy(), y.numpy(), [group], "cpu", torch.float32)
     slow = _fitting._Problem(est, votes.numpy(), y.numpy(), [group], "cpu", torch.float32)
@@ -156,7 +156,7 @@ def test_vote_start_is_a_far_better_vote_than_any_single_voter(n_classes):
     right = np.r_[np.full(good, 0.7), np.full(bad, 0.4 if n_classes == 2 else 0.2)]
     wrong = (y[:, None] + rng.integers(1, n_classes, size=(b, good + bad))) % n_classes
     votes = np.where(rng.random((b, good + bad)) < right, y[:, None], wrong)
-    est = SimpleNamespace(n_classes_=n_classes, posterior="gaussian", prior=None)
+    est = SimpleNamespace(n_classes_=n_classes, posterior="gaussian", prior=None, _bound_name="FO")
     group = SimpleNamespace(samples=np.arange(b), voters=np.arange(good + bad))
     problem = _fitting._Problem(est, votes, y, [group], "cpu", torch.float32)
     assert (problem.errors is not None) == (n_classes == 2)  # both paths of the loss
@@ -253,3 +253,18 @@ def test_training_holds_the_stump_bank_errors_folded():
         mask.signs > 0, mask.values[:, mask.columns], 1 - mask.values[:, mask.columns]
     )
     assert torch.equal(rebuilt, errors)
+    # not where the search follows the last bits of the objective: the VC baseline (training
+    # errors) and the tightened partition bound (its jumping terms) hold the plain matrix
+    from skpacbayes import PartitionBoundClassifier, VCDimBoundClassifier
+
+    for plain in (
+        VCDimBoundClassifier(posterior="categorical"),
+        PartitionBoundClassifier(posterior="dirichlet"),
+    ):
+        plain.n_classes_ = 2
+        problem = _Problem(plain, votes, y, groups, torch.device("cpu"), torch.float32)
+        assert problem.errors[0].columns is None
+    untightened = PartitionBoundClassifier(posterior="dirichlet", tighten=False)
+    untightened.n_classes_ = 2
+    problem = _Problem(untightened, votes, y, groups, torch.device("cpu"), torch.float32)
+    assert problem.errors[0].columns is not None

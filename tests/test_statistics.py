@@ -174,9 +174,9 @@ def test_fits_and_predictions_in_a_block_share_one_vote_matrix_per_rows():
         shared = [est.fit(X_train, y_train).predict(X_test) for est in estimators()]
         assert not votes.flags.writeable
         assert shared_vote_matrix(frozen, X_test.copy()) is not shared_vote_matrix(frozen, X_test)
-    # the hold-out fit's passes read the bank chunk by chunk and compute their own (no entry
-    # per chunk of a pass: a pass over more rows than are kept would add one each time)
-    assert calls.count(100) == 2  # the block's matrix, and the hold-out passes' own
+    # the hold-out fit's passes (its bank's classes are the task's: no recoding) read the
+    # block's matrix too
+    assert calls.count(100) == 1  # the block's matrix
     assert calls.count(50) == 2  # one for every prediction, one for the copy of the rows
     for a, b in zip(alone, shared, strict=True):
         np.testing.assert_array_equal(a, b)
