@@ -545,6 +545,14 @@ class _Problem:
             self._digests[g] = (h.hexdigest(), tuple(self.votes[g].shape))
         return self._digests[g]
 
+    def held(self, g):
+        """How the training reads half ``g``: ``"votes"``, or its error matrix ``"plain"`` or
+        ``"folded"`` (the products round differently: values shared between fits are keyed
+        by it)."""
+        if self.errors is None:
+            return "votes"
+        return "plain" if self.errors[g].columns is None else "folded"
+
     def shared_losses(self, g, nat, scales=None):
         """:meth:`losses` of half ``g`` at ``nat`` (with ``scales``: at ``t * nat`` for each
         ``t``), without gradient; within a :func:`~skpacbayes._statistics.shared_votes`
@@ -566,7 +574,7 @@ class _Problem:
                 str(values.dtype),
                 values.tobytes(),
                 str(self.device),
-                self.errors is not None,
+                self.held(g),
                 None if scales is None else tuple(float(t) for t in scales),
             )
 
@@ -1208,7 +1216,7 @@ def _vote_target(problem, g):
 
     def key():
         # the loss reads the error matrix (two classes) or the class indices
-        held = problem.errors is not None
+        held = problem.held(g)
         return ("vote target", problem.digest(g), problem.n_classes, held, problem.dtype)
 
     return shared_value(key, compute).copy()

@@ -268,3 +268,28 @@ def test_training_holds_the_stump_bank_errors_folded():
     untightened.n_classes_ = 2
     problem = _Problem(untightened, votes, y, groups, torch.device("cpu"), torch.float32)
     assert problem.errors[0].columns is not None
+
+
+def test_values_shared_in_a_block_are_keyed_by_how_the_errors_are_held():
+    # a fit that holds the errors folded and one that holds them plain compute their own vote
+    # start within a block (the products round differently): the plain fit is that of its own
+    import numpy as np
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.frozen import FrozenEstimator
+
+    from skpacbayes import FirstOrderBoundClassifier, VCDimBoundClassifier
+    from skpacbayes._statistics import shared_votes
+    from skpacbayes.voters import StumpBank
+
+    X, y = load_breast_cancer(return_X_y=True)
+    bank = FrozenEstimator(StumpBank(random_state=0).fit(X, y))
+
+    def vc():
+        return VCDimBoundClassifier(voters=bank, posterior="gaussian", max_epochs=15, cv=None)
+
+    alone = vc().fit(X, y)
+    with shared_votes():
+        FirstOrderBoundClassifier(voters=bank, posterior="gaussian", max_epochs=15).fit(X, y)
+        shared = vc().fit(X, y)
+    assert shared.bound_ == alone.bound_
+    np.testing.assert_array_equal(shared.weights_, alone.weights_)
