@@ -254,11 +254,13 @@ def test_training_holds_the_stump_bank_errors_folded():
     )
     assert torch.equal(rebuilt, errors)
     # not where the search follows the last bits of the objective: the VC baseline (training
-    # errors) and the tightened partition bound (its jumping terms) hold the plain matrix
-    from skpacbayes import PartitionBoundClassifier, VCDimBoundClassifier
+    # errors), the margin bound (margin errors) and the tightened partition bound (its jumping
+    # terms) hold the plain matrix
+    from skpacbayes import MarginBoundClassifier, PartitionBoundClassifier, VCDimBoundClassifier
 
     for plain in (
         VCDimBoundClassifier(posterior="categorical"),
+        MarginBoundClassifier(),
         PartitionBoundClassifier(posterior="dirichlet"),
     ):
         plain.n_classes_ = 2
