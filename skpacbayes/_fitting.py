@@ -516,8 +516,8 @@ class _Problem:
         # objective (_follows_last_bits: the folded products round differently; measured,
         # over five seeds: tictactoe's VC bounds up to 1.0 point higher, adult's tightened
         # Dirichlet partition bounds 0 to 0.16 point higher; breast cancer's margin bound
-        # 0.2 point higher). Certificates (float64) and the
-        # multi-class Gaussian (which needs the votes) do not use it.
+        # 0.2 point higher). Certificates (float64) and the multi-class Gaussian (which
+        # needs the votes) do not use it.
         self.errors = None
         uses_votes = estimator.posterior == "gaussian" and self.n_classes > 2
         if dtype != torch.float64 and not uses_votes and hold_errors:
@@ -545,6 +545,13 @@ class _Problem:
                 h.update(np.ascontiguousarray(a.cpu().numpy()).data)
             self._digests[g] = (h.hexdigest(), tuple(self.votes[g].shape))
         return self._digests[g]
+
+    def error_mask(self, g, rows=None):
+        """The held errors of half ``g`` (an :class:`ErrorMask`), of the rows ``rows`` when
+        given; ``None`` where the errors are not held."""
+        if self.errors is None:
+            return None
+        return self.errors[g] if rows is None else self.errors[g].take(rows)
 
     def held(self, g):
         """How the training reads half ``g``: ``"votes"``, or its error matrix ``"plain"`` or
@@ -617,7 +624,7 @@ class _Problem:
             return post.scaled_stochastic_losses(nat, chunk, y, scales)
 
         if self.errors is not None:  # one call: the losses chunk their own temporaries
-            return loss(self.errors[g] if rows is None else self.errors[g].take(rows), None)
+            return loss(self.error_mask(g, rows), None)
         if rows is not None:
             return loss(votes[rows], labels[rows])
         if self.class_votes is None:
@@ -1169,8 +1176,7 @@ def _vote_scores(problem, g, w, rows=None):
     ``(b, n_classes)``.
     """
     if problem.errors is not None and problem.n_classes == 2:
-        errors = problem.errors[g] if rows is None else problem.errors[g].take(rows)
-        return torch.sub(2.0 * errors.matvec(w), w.sum()), None
+        return torch.sub(2.0 * problem.error_mask(g, rows).matvec(w), w.sum()), None
     votes = problem.indices(g) if rows is None else problem.indices(g)[rows]
     labels = problem.labels[g] if rows is None else problem.labels[g][rows]
     scores = torch.zeros(votes.shape[0], problem.n_classes, dtype=w.dtype, device=w.device)
