@@ -35,6 +35,7 @@ __all__ = [
     "certified_statistics",
     "chunk_counts",
     "count_statistics",
+    "rows_key",
     "shared_value",
     "shared_vote_matrix",
     "shared_votes",
@@ -55,8 +56,9 @@ def shared_votes():
     A selection estimator fits several candidates on one sample; when they are given the
     same fitted (e.g. frozen) voter bank, the first :class:`VotePasses` that keeps its votes
     hands them to the next ones instead of computing them again. The key is the identity
-    of the voters and of ``X`` (both held by the entry, so neither identity can be reused
-    while the block is open); the kept chunks are read-only. Banks that the candidates grow
+    of the voters and the rows ``X`` are (:func:`rows_key`: for an array, the memory it
+    views; both are held by the entry, so neither can be reused while the block is open);
+    the kept chunks are read-only. Banks that the candidates grow
     themselves from equal parameters are grown once (:func:`shared_fit`), hence share their
     votes too. Each thread or process of a parallel backend has its own context, hence its
     own (or no) sharing. A block opened inside another one joins it (a selection fitted
@@ -68,6 +70,41 @@ def shared_votes():
         yield
     finally:
         _SHARED.reset(token)
+
+
+def rows_key(X):
+    """What identifies the rows ``X`` within a :func:`shared_votes` block.
+
+    An array is identified by the memory it views: its address, shape, strides and dtype.
+    Another view of the same memory reads the same rows, such as the plain array that
+    scikit-learn's input validation makes of a memory-mapped one (the arrays joblib hands
+    to its worker processes), which is a new object at every fit. Anything else (a sparse
+    matrix, an empty array) is identified by the object itself. The entry keyed by it
+    holds ``X``, so the memory cannot be freed and reused while the block is open.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_rows, n_features)
+        Rows.
+
+    Returns
+    -------
+    tuple
+        A hashable key.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skpacbayes._statistics import rows_key
+    >>> X = np.arange(6.0).reshape(3, 2)
+    >>> rows_key(X) == rows_key(X.view())  # the same memory, read the same way
+    True
+    >>> rows_key(X) == rows_key(X.copy()) or rows_key(X) == rows_key(X[:2])
+    False
+    """
+    if isinstance(X, np.ndarray) and X.size:
+        return ("memory", X.__array_interface__["data"][0], X.shape, X.strides, X.dtype.str)
+    return ("object", id(X))
 
 
 def shared_value(key, compute):
@@ -120,8 +157,8 @@ def shared_fit(voters, X, y):
     same bank (the same voters and ``random_state``) would grow identical copies. Within a
     block the first one grows it and the next ones get that fitted bank (the same object,
     hence one vote matrix as well). The key is the hash of the unfitted bank
-    (:func:`joblib.hash`: every parameter), the identity of ``X`` (held by the entry) and
-    the hash of ``y``. Only for unfitted banks whose parameters are small: not for
+    (:func:`joblib.hash`: every parameter), the rows ``X`` (:func:`rows_key`; held by the
+    entry) and the hash of ``y``. Only for unfitted banks whose parameters are small: not for
     :class:`~skpacbayes.voters.PrefitVoters`, whose parameters are fitted models. A bank
     that cannot be hashed (a parameter that cannot be pickled) is fitted on its own.
 
@@ -143,7 +180,7 @@ def shared_fit(voters, X, y):
     if entries is None:
         return voters.fit(X, y)
     try:
-        key = ("voters", joblib.hash(voters), id(X), joblib.hash(y))
+        key = ("voters", joblib.hash(voters), rows_key(X), joblib.hash(y))
     except pickle.PicklingError:  # a parameter that cannot be pickled: a fit of its own
         return voters.fit(X, y)
     if key not in entries:
@@ -180,7 +217,7 @@ class VotePasses:
         self._kept = None
         self._shared = _SHARED.get() if self._keep else None
         if self._shared is not None:
-            entry = self._shared.get((id(voters), id(X)))
+            entry = self._shared.get((id(voters), rows_key(X)))
             self._kept = None if entry is None else entry[2]
 
     def _store(self, kept):
@@ -190,7 +227,7 @@ class VotePasses:
             votes.setflags(write=False)
         self._kept = kept
         if self._shared is not None:
-            self._shared[(id(self.voters), id(self.X))] = (self.voters, self.X, kept)
+            self._shared[(id(self.voters), rows_key(self.X))] = (self.voters, self.X, kept)
 
     def chunks(self):
         """Yield ``(start, votes)`` for consecutive chunks of rows."""

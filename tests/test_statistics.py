@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_iris, make_classification
 
 from skpacbayes import (
@@ -181,6 +182,35 @@ def test_fits_and_predictions_in_a_block_share_one_vote_matrix_per_rows():
     for a, b in zip(alone, shared, strict=True):
         np.testing.assert_array_equal(a, b)
     assert shared_vote_matrix(frozen, X_test).flags.writeable  # outside a block: computed anew
+
+
+def test_fits_on_memory_mapped_rows_share_their_votes(tmp_path):
+    """joblib hands its worker processes memory-mapped arrays, of which scikit-learn's input
+    validation makes a new plain array at every fit: the fits and predictions of a block
+    still compute one vote matrix per row set, a copy of the rows one of its own."""
+    from skpacbayes._statistics import rows_key, shared_vote_matrix, shared_votes
+
+    X, y = load_iris(return_X_y=True)
+    mapped = np.memmap(tmp_path / "X.dat", dtype=X.dtype, mode="w+", shape=X.shape)
+    mapped[:] = X
+    bank = SplitForest(n_estimators=8, random_state=0).fit(X, y)
+    frozen, calls = _counting_votes(bank)
+    fits = [
+        FirstOrderBoundClassifier(voters=frozen, random_state=0),
+        FirstOrderBoundClassifier(
+            voters=frozen, posterior="gaussian", max_epochs=0, random_state=0
+        ),
+        SecondOrderBoundClassifier(voters=frozen, random_state=0),
+    ]
+    with shared_votes():
+        votes = shared_vote_matrix(frozen, mapped)
+        shared = [est.fit(mapped, y).predict(mapped) for est in fits]
+        assert shared_vote_matrix(frozen, np.asarray(mapped)) is votes
+        assert shared_vote_matrix(frozen, mapped.copy()) is not votes
+    assert calls == [150, 150]  # the block's matrix and the copy's
+    assert rows_key(mapped) != rows_key(mapped[::2]) != rows_key(mapped.T)
+    for est, labels in zip(fits, shared, strict=True):
+        np.testing.assert_array_equal(labels, clone(est).fit(X, y).predict(X))
 
 
 def test_selection_candidates_on_the_same_votes_share_the_vote_start(monkeypatch):
