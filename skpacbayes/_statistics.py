@@ -34,6 +34,7 @@ __all__ = [
     "VoteStatistics",
     "certified_statistics",
     "chunk_counts",
+    "column_sums",
     "count_statistics",
     "rows_key",
     "shared_value",
@@ -288,8 +289,9 @@ class RowGroups:
         self.parts = parts
 
 
-def _column_sums(a):
-    """Column sums of a 0/1 (bool) matrix, as int64 (exact; int32 accumulation per chunk)."""
+def column_sums(a):
+    """Column sums of a 0/1 (bool) matrix, as int64 (exact below 2**31 rows: NumPy sums the
+    bytes in int32, several times faster than a bool sum)."""
     if a.shape[0] == 0:
         return np.zeros(a.shape[1], dtype=np.int64)
     return np.add.reduce(a.view(np.uint8), axis=0, dtype=np.int32).astype(np.int64)
@@ -541,7 +543,7 @@ def chunk_counts(votes, y, mask, pairs, pair_sizes=False, device="cpu"):
         for rows, voters in mask.parts:
             sub = wrong[rows][:, voters] if voters.size < n else wrong[rows]
             sizes[voters] += int(np.count_nonzero(rows))
-            errors[voters] += _column_sums(sub)
+            errors[voters] += column_sums(sub)
             if pairs:
                 joint[np.ix_(voters, voters)] += grams(sub)
         return VoteStatistics(sizes, errors, joint)
@@ -549,8 +551,8 @@ def chunk_counts(votes, y, mask, pairs, pair_sizes=False, device="cpu"):
         sizes = np.full(n, votes.shape[0], dtype=np.int64)
     else:
         wrong &= mask
-        sizes = _column_sums(mask)
-    errors = _column_sums(wrong)
+        sizes = column_sums(mask)
+    errors = column_sums(wrong)
     if not pairs:
         return VoteStatistics(sizes, errors)
     joint = grams(wrong)
