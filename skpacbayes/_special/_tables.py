@@ -52,8 +52,17 @@ def _interval(x, knots, half):
     scaled = ((x - 0.5) / half + 1.0) * (0.5 * (_WINDOW_KNOTS - 1))
     n_window = torch.floor(scaled).clamp(-1, _WINDOW_KNOTS - 1)
     k = (n_uniform + n_window + 1.0).long().clamp(0, last)
-    k = k + (knots[k + 1] <= x).long() - (knots[k] > x).long()
+    ends = _gather([knots], k)
+    k = k + (ends[1] <= x).long() - (ends[0] > x).long()
     return k.clamp(0, last)
+
+
+def _gather(tables, k):
+    """The entries ``k`` and ``k + 1`` of each table, stacked: ``(2 len(tables), *k.shape)``
+    (the entries ``k`` of every table first). One gather of a stacked table: ten separate ones
+    cost five times as long."""
+    stacked = torch.stack([t[:-1] for t in tables] + [t[1:] for t in tables])
+    return stacked.index_select(1, k.reshape(-1)).reshape(-1, *k.shape)
 
 
 class _Hermite(torch.autograd.Function):
@@ -67,20 +76,26 @@ class _Hermite(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, param, knots, half, values, slopes, d_values):
         k = _interval(x, knots, half)
+        wants_grad = any(ctx.needs_input_grad[:2])
+        tables = [knots, values, slopes]
+        if wants_grad and d_values is not None:
+            tables.append(d_values)
+        ends = _gather(tables, k)
+        n = len(tables)
+        x0, v0, m0, v1, m1 = ends[0], ends[1], ends[2], ends[n + 1], ends[n + 2]
         # a zero width is the last interval between a knot of both grids and itself, read
         # at x = 1 only: s = 0 there, the knot's value
-        x0, h = knots[k], (knots[k + 1] - knots[k]).clamp_min(torch.finfo(knots.dtype).tiny)
-        v0, v1, m0, m1 = values[k], values[k + 1], slopes[k], slopes[k + 1]
+        h = (ends[n] - x0).clamp_min(torch.finfo(knots.dtype).tiny)
         s = (x - x0) / h
         w = s * s * (3.0 - 2.0 * s)  # h01; h00 = 1 - w
         y = v0 + w * (v1 - v0) + h * s * (1.0 - s) * ((1.0 - s) * m0 - s * m1)
-        if not any(ctx.needs_input_grad[:2]):  # values only (a search's scans): no slopes
+        if not wants_grad:  # values only (a search's scans): no slopes
             return y
         dy_dx = 6.0 * s * (1.0 - s) * (v1 - v0) / h
         dy_dx = dy_dx + (1.0 - s) * (1.0 - 3.0 * s) * m0 + s * (3.0 * s - 2.0) * m1
         dy_dp = None
         if d_values is not None:
-            dy_dp = d_values[k] + w * (d_values[k + 1] - d_values[k])
+            dy_dp = ends[3] + w * (ends[n + 3] - ends[3])
         ctx.save_for_backward(dy_dx, dy_dp)
         return y
 
