@@ -20,7 +20,7 @@ from ._elementary import (
     gauss_legendre,
 )
 
-__all__ = ["betainc_half"]
+__all__ = ["betainc_half", "betainc_half_with_grad"]
 
 _LOG_HALF = -math.log(2.0)
 
@@ -452,11 +452,12 @@ def _cf_train_chunk(a, b, with_grad):
 # ---------------------------------------------------------------------------------------------
 # I_{1/2}(a, b): dispatch and autograd
 # ---------------------------------------------------------------------------------------------
-def _betainc_half_with_grad(a, b, with_grad=True):
-    """(I, dI/da, dI/db) for broadcast, same-dtype float tensors ``a`` and ``b``.
+def betainc_half_with_grad(a, b, with_grad=True):
+    """``(I, dI/da, dI/db)`` for broadcast, same-dtype float tensors ``a`` and ``b``.
 
-    Without ``with_grad`` the float32 (training) paths skip the derivatives and both are
-    returned as ``None``.
+    The derivatives are returned, not attached to an autograd graph (:func:`betainc_half`
+    propagates them). Without ``with_grad`` the float32 (training) paths skip the
+    derivatives and both are returned as ``None``.
     """
     out_dtype = a.dtype
     compute_dtype = torch.float64 if out_dtype == torch.float64 else torch.float32
@@ -531,7 +532,7 @@ def _betainc_half_with_grad(a, b, with_grad=True):
 
 
 def _betainc_half_train_branch_free(a, b, with_grad):
-    """The float32 (training) dispatch of :func:`_betainc_half_with_grad` without branches.
+    """The float32 (training) dispatch of :func:`betainc_half_with_grad` without branches.
 
     On an accelerator, choosing a method per element (boolean masks, ``nonzero``) would make
     the host wait for the device at every step. Here every method of the training path runs
@@ -583,7 +584,7 @@ class _BetaincHalf(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, b, a_residual, b_residual):
         a_b, b_b = torch.broadcast_tensors(a, b)
-        value, grad_a, grad_b = _betainc_half_with_grad(a_b, b_b)
+        value, grad_a, grad_b = betainc_half_with_grad(a_b, b_b)
         if a_residual is not None or b_residual is not None:
             # first-order correction for arguments known as (rounded value + residual)
             correction = torch.zeros_like(value)
@@ -703,5 +704,5 @@ def betainc_half(a, b, *, a_residual=None, b_residual=None):
     if not differentiable and a_residual is None and b_residual is None:
         # no derivatives wanted (e.g. under torch.no_grad): the cheaper value-only path
         a_b, b_b = torch.broadcast_tensors(a, b)
-        return _betainc_half_with_grad(a_b, b_b, with_grad=False)[0]
+        return betainc_half_with_grad(a_b, b_b, with_grad=False)[0]
     return _BetaincHalf.apply(a, b, a_residual, b_residual)

@@ -17,7 +17,7 @@ import math
 
 import torch
 
-from ._betainc import betainc_half
+from ._betainc import betainc_half_with_grad
 
 __all__ = ["binomial_tail_table", "dirichlet_loss_table", "dirichlet_ray_losses"]
 
@@ -156,11 +156,8 @@ def _dirichlet_tables(total):
     half = torch.clamp(_WINDOW_WIDTHS * 0.5 / torch.sqrt(fixed + 1.0), max=0.5)
     knots = _knots(half, dtype, device)
     inner = knots[..., 1:-1]
-    with torch.enable_grad():
-        a = (fixed * (1.0 - inner)).requires_grad_(True)
-        b = (fixed * inner).requires_grad_(True)
-        r = betainc_half(a, b)
-        d_a, d_b = torch.autograd.grad(r.sum(), (a, b))
+    # the values with both derivatives from one call (no autograd graph to build and walk)
+    r, d_a, d_b = betainc_half_with_grad(fixed * (1.0 - inner), fixed * inner)
     zero, one = torch.zeros_like(inner[..., :1]), torch.ones_like(inner[..., :1])
     values = torch.cat([zero, r.detach(), one], dim=-1)
     slopes = torch.cat([zero, fixed * (d_b - d_a), zero], dim=-1)
