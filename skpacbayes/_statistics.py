@@ -57,13 +57,13 @@ def shared_votes():
     A selection estimator fits several candidates on one sample; when they are given the
     same fitted (e.g. frozen) voter bank, the first :class:`VotePasses` that keeps its votes
     hands them to the next ones instead of computing them again. The key is the identity
-    of the voters and the rows ``X`` are (:func:`rows_key`: for an array, the memory it
-    views; both are held by the entry, so neither can be reused while the block is open);
-    the kept chunks are read-only. Banks that the candidates grow
-    themselves from equal parameters are grown once (:func:`shared_fit`), hence share their
-    votes too. Each thread or process of a parallel backend has its own context, hence its
-    own (or no) sharing. A block opened inside another one joins it (a selection fitted
-    within a block shares the votes of the enclosing block's fits).
+    of the voters and which rows ``X`` holds (:func:`rows_key`: for an array, the memory
+    it views); both are held by the entry, so neither can be reused while the block is
+    open. The kept chunks are read-only. Banks that the candidates grow themselves from
+    equal parameters are grown once (:func:`shared_fit`), hence share their votes too.
+    Each thread or process of a parallel backend has its own context, hence its own (or
+    no) sharing. A block opened inside another one joins it (a selection fitted within a
+    block shares the votes of the enclosing block's fits).
     """
     entries = _SHARED.get()
     token = _SHARED.set({} if entries is None else entries)
