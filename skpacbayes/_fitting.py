@@ -181,7 +181,7 @@ def _fit_on_counts(estimator, passes, y_idx, scheme, seed, bank, device):
         )
 
     certified = certify(natural, mixture)
-    if estimator._bound_name == "Partition" and getattr(estimator, "tighten", False):
+    if _tightened(estimator):
         from skpacbayes._tightening import tighten_partition
 
         def gibbs(g, nat, scales=None):  # the Gibbs risk does not change with the scale
@@ -645,14 +645,17 @@ class _Problem:
         return self.votes[g].long() if self._indices is None else self._indices[g]
 
 
+def _tightened(estimator):
+    """Whether the fit ends with the partition bound's tightening search."""
+    return estimator._bound_name == "Partition" and bool(getattr(estimator, "tighten", False))
+
+
 def _follows_last_bits(estimator):
     """Whether the estimator's bound follows the last bits of its training objective: the VC
     baseline keeps the point with the fewest training errors and the margin bound reads the
     margin errors of the trained point, counts that jump, and the partition tightening
     scores partition terms that jump with the weights."""
-    name = estimator._bound_name
-    tightened = name == "Partition" and bool(getattr(estimator, "tighten", False))
-    return name in ("VC", "Margin") or tightened
+    return estimator._bound_name in ("VC", "Margin") or _tightened(estimator)
 
 
 def _block(votes, group):
@@ -761,7 +764,7 @@ def _fit_on_rows(estimator, votes, y_idx, scheme, seed, device):
     if cv_details is not None:
         certificate, *rest = certified
         certified = (replace(certificate, details={**certificate.details, **cv_details}), *rest)
-    if estimator._bound_name == "Partition" and getattr(estimator, "tighten", False):
+    if _tightened(estimator):
         from skpacbayes._tightening import tighten_partition
 
         # The search scores its candidates in float32 on the training rules (on CPU, where
@@ -881,7 +884,7 @@ def _train_rows(estimator, problem, seed, solver, start=None):
     # discontinuous search depends on the last bits of the point it starts from (measured on
     # mnist, Dirichlet: the kept point of a run that would have ended 1e-7 lower moved the
     # tightened bounds of the seeds by -1.8 to +2.2 points): there every run converges.
-    stops = rank is None and not (estimator._bound_name == "Partition" and estimator.tighten)
+    stops = rank is None and not _tightened(estimator)
     runs, ends = {}, {}
     for name, (raws, _) in starts.items():
         # (the histories hold finite values or +inf: minimize_lbfgs maps the others to +inf)
