@@ -159,7 +159,7 @@ def _dirichlet_tables(total):
     # the values with both derivatives from one call (no autograd graph to build and walk)
     r, d_a, d_b = betainc_half_with_grad(fixed * (1.0 - inner), fixed * inner)
     zero, one = torch.zeros_like(inner[..., :1]), torch.ones_like(inner[..., :1])
-    values = torch.cat([zero, r.detach(), one], dim=-1)
+    values = torch.cat([zero, r, one], dim=-1)
     slopes = torch.cat([zero, fixed * (d_b - d_a), zero], dim=-1)
     # the end slopes (a_f -> 0 or a_f -> total): one-sided differences of the values (0
     # where the window reaches the end, whose knot then appears twice)
