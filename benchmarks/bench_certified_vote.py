@@ -58,7 +58,7 @@ def run_one(name, data_home, seed, max_rows):
     from sklearn.ensemble import RandomForestClassifier
 
     from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
-    from skpacbayes._certified_vote import describe
+    from skpacbayes.classifiers._certified_vote import describe
 
     X_tr, X_te, y_tr, y_te, capped = load_split(name, data_home, seed, max_rows)
     cv = CertifiedVoteClassifier(random_state=seed)

@@ -172,7 +172,7 @@ def _split(name, data_home):
 
 
 def _fit(cls, family, X, y, old):
-    from skpacbayes import _fitting
+    from skpacbayes.engine import fit as _fitting
 
     saved = _fitting.MIN_STEPS_PER_EPOCH, _fitting.POLISH_MAX_ITER
     if old:

@@ -40,9 +40,9 @@ import numpy as np
 import torch
 from sklearn.model_selection import train_test_split
 
-import skpacbayes._fitting as fitting
-import skpacbayes._statistics as statistics
-import skpacbayes._training as training
+import skpacbayes.engine.fit as fitting
+import skpacbayes.engine.optimisers as training
+import skpacbayes.engine.statistics as statistics
 from skpacbayes import FirstOrderBoundClassifier
 from skpacbayes.voters import StumpBank
 

@@ -217,9 +217,9 @@ def optimiser_row(mvb, X_tr, y_tr, seed, repeats, delta=0.05):
     """Ours and mvb's optimisers on one bank's out-of-bag counts, counted once (see above)."""
     from threadpoolctl import threadpool_limits
 
-    from skpacbayes._exact import gibbs_search, tandem_search
-    from skpacbayes._fitting import _Counts, _optimise_counts
-    from skpacbayes._statistics import EvaluationScheme, count_statistics
+    from skpacbayes.engine.exact_search import gibbs_search, tandem_search
+    from skpacbayes.engine.fit import _Counts, _optimise_counts
+    from skpacbayes.engine.statistics import EvaluationScheme, count_statistics
 
     bank = OutOfBagVoters(random_state=seed).fit(X_tr, y_tr)
     y_idx = np.searchsorted(bank.classes_, y_tr)

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from skpacbayes._certified_vote import select
 from skpacbayes.bounds import binomial_inv_upper
+from skpacbayes.classifiers._certified_vote import select
 
 DELTA = 0.05
 STUMPS = {"S50a": 0.1, "S50b": 0.1}

@@ -7,13 +7,13 @@ the true error rate of the deterministic majority vote that ``predict`` uses.
 
 __version__ = "0.1.0"
 
-from skpacbayes._certified_vote import CertifiedVoteClassifier  # noqa: E402
-from skpacbayes._hold_out import HoldOutBoundClassifier  # noqa: E402
 from skpacbayes.classifiers import (  # noqa: E402
     BinomialBoundClassifier,
     CBoundClassifier,
     Certificate,
+    CertifiedVoteClassifier,
     FirstOrderBoundClassifier,
+    HoldOutBoundClassifier,
     MajorityVoteClassifier,
     MarginBoundClassifier,
     OccamBoundClassifier,

@@ -19,9 +19,9 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.parallel import delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skpacbayes._fit_params import reject_fit_params
-from skpacbayes._parallel import as_completed
-from skpacbayes._statistics import shared_votes
+from skpacbayes.classifiers._fit_params import reject_fit_params
+from skpacbayes.engine.parallel import as_completed
+from skpacbayes.engine.statistics import shared_votes
 
 __all__ = ["BoundSelectionClassifier", "bound_scorer"]
 

@@ -161,7 +161,7 @@ def test_vc_deploys_the_trained_point_with_the_fewest_training_errors(posterior,
     # the bound reads the vote's training errors; the cross-entropy's last point can have
     # more than a point it passed through, and the descents from the other starts of the
     # per-row training can end lower than the prior's
-    from skpacbayes import _fitting
+    from skpacbayes.engine import fit as _fitting
 
     runs = []  # training errors at each evaluated point, one list per L-BFGS run
     count, minimize = _fitting._vote_training_errors, _fitting.minimize_lbfgs
@@ -197,7 +197,7 @@ def test_vc_deploys_the_trained_point_with_the_fewest_training_errors(posterior,
 def test_vc_cross_validation_folds_train_from_the_start_kept_on_all_rows(cancer, monkeypatch):
     # the folds repeat the training of the kept start only: one L-BFGS run each, not one
     # per start
-    from skpacbayes import _fitting
+    from skpacbayes.engine import fit as _fitting
 
     calls = []
     train, run = _fitting._train_rows, _fitting._run_lbfgs

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.xdist_group("dask")
 
 
 def _warm_up():
-    import skpacbayes._fitting  # noqa: F401  (imports torch)
+    import skpacbayes.engine.fit  # noqa: F401  (imports torch)
     import skpacbayes.voters  # noqa: F401
 
 

@@ -26,7 +26,7 @@ def test_effective_voters(weights, expected):
 
 def test_a_dominant_voter_is_the_vote():
     """When one voter outweighs all the others, the weighted vote predicts its class."""
-    from skpacbayes._vote import weighted_vote_scores
+    from skpacbayes.engine.vote import weighted_vote_scores
 
     rng = np.random.default_rng(0)
     votes = rng.integers(0, 4, size=(500, 9))

@@ -117,7 +117,7 @@ def test_vc_objective_from_the_error_matrix_matches_the_votes(posterior):
 
     import numpy as np
 
-    from skpacbayes import _fitting
+    from skpacbayes.engine import fit as _fitting
 
     votes, y = _case(2, seed=7, b=500, n=30)
     est = SimpleNamespace(n_classes_=2, posterior=posterior, prior=None, _bound_name="VC")
@@ -148,7 +148,7 @@ def test_vote_start_is_a_far_better_vote_than_any_single_voter(n_classes):
 
     import numpy as np
 
-    from skpacbayes import _fitting
+    from skpacbayes.engine import fit as _fitting
 
     rng = np.random.default_rng(0)
     b, good, bad = 800, 11, 30
@@ -237,8 +237,8 @@ def test_training_holds_the_stump_bank_errors_folded():
     from sklearn.datasets import load_breast_cancer
 
     from skpacbayes import BinomialBoundClassifier
-    from skpacbayes._fitting import _Problem
-    from skpacbayes._statistics import EvaluationGroup
+    from skpacbayes.engine.fit import _Problem
+    from skpacbayes.engine.statistics import EvaluationGroup
     from skpacbayes.voters import StumpBank
 
     X, y = load_breast_cancer(return_X_y=True)
@@ -280,7 +280,7 @@ def test_values_shared_in_a_block_are_keyed_by_how_the_errors_are_held():
     from sklearn.frozen import FrozenEstimator
 
     from skpacbayes import FirstOrderBoundClassifier, VCDimBoundClassifier
-    from skpacbayes._statistics import shared_votes
+    from skpacbayes.engine.statistics import shared_votes
     from skpacbayes.voters import StumpBank
 
     X, y = load_breast_cancer(return_X_y=True)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from skpacbayes._exact import (
+from skpacbayes.engine.exact_search import (
     _GibbsPath,
     _kl,
     _log_prior,

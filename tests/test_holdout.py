@@ -18,8 +18,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 
 from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
-from skpacbayes._hold_out import _holdout_bound, validation_rows
 from skpacbayes.bounds import kl_inv_upper
+from skpacbayes.classifiers._hold_out import _holdout_bound, validation_rows
 from skpacbayes.voters import SplitForest
 
 
@@ -223,7 +223,7 @@ def test_invalid_validation_fractions_are_refused(digits):
 
 
 def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
-    from skpacbayes._certified_vote import _FoldHoldOut
+    from skpacbayes.classifiers._certified_vote import _FoldHoldOut
 
     X_tr, X_te, y_tr, y_te = digits
     fractions = (0.1, 0.3, 0.5)
@@ -312,7 +312,7 @@ def test_certified_vote_refuses_folds_that_do_not_fit(digits):
 
 def test_certified_vote_reports_each_candidate_as_it_finishes(digits, capsys, monkeypatch):
     """verbose: a line per candidate as soon as it is certified, not all at the end."""
-    import skpacbayes._certified_vote as module
+    import skpacbayes.classifiers._certified_vote as module
 
     X_tr, _, y_tr, _ = digits
     printed_before = lines_printed_before_each_fit(module, capsys, monkeypatch)
@@ -375,7 +375,7 @@ def test_selection_rules_can_disagree_and_all_keep_the_certificate(digits):
 
 
 def test_select_is_the_most_accurate_among_the_nearly_tightest():
-    from skpacbayes._certified_vote import select
+    from skpacbayes.classifiers._certified_vote import select
 
     bounds, estimates = [0.10, 0.104, 0.2, 0.104], [0.08, 0.06, 0.01, 0.06]
     assert select(bounds, estimates, 0.0) == 0
@@ -409,7 +409,7 @@ def test_out_of_bag_candidates_join_where_they_can_win(digits):
 
 def test_out_of_bag_error_votes_each_row_with_the_members_that_never_saw_it():
     from skpacbayes import SecondOrderBoundClassifier
-    from skpacbayes._certified_vote import out_of_bag_error
+    from skpacbayes.classifiers._certified_vote import out_of_bag_error
     from skpacbayes.voters import OutOfBagVoters
 
     X, y = load_digits(return_X_y=True)
@@ -468,7 +468,7 @@ def _one_split_task(m=400, seed=0):
 def test_certified_vote_stump_candidates_are_certified_and_deployed_where_they_win():
     from sklearn.tree import DecisionTreeClassifier
 
-    from skpacbayes._certified_vote import STUMP_WEIGHT, _FoldHoldOut
+    from skpacbayes.classifiers._certified_vote import STUMP_WEIGHT, _FoldHoldOut
 
     X, y = _one_split_task()
     # a forest of eight deep trees on noise is far weaker than the one split

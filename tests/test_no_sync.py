@@ -25,7 +25,7 @@ from _sync_detector import SyncCounter
 from sklearn.datasets import load_digits, make_classification
 from sklearn.exceptions import ConvergenceWarning
 
-import skpacbayes._fitting as fitting
+import skpacbayes.engine.fit as fitting
 from skpacbayes import (
     BinomialBoundClassifier,
     CBoundClassifier,
@@ -36,8 +36,8 @@ from skpacbayes import (
 )
 from skpacbayes._special import betainc_half
 from skpacbayes._sync import branch_free, checks_enabled, emulate_device, trusted_inputs
-from skpacbayes._training import to_device, train
 from skpacbayes.bounds import kl_inv_lower, kl_inv_upper, pac_bayes_upper
+from skpacbayes.engine.optimisers import to_device, train
 from skpacbayes.voters import OutOfBagVoters, SplitForest
 
 F32 = torch.float32
@@ -192,7 +192,7 @@ def test_the_detector_sees_what_synchronises():
 
 
 class _Recorder:
-    """Wraps ``skpacbayes._training.train`` as the estimators call it and counts the events.
+    """Wraps ``skpacbayes.engine.optimisers.train`` as the estimators call it and counts the events.
 
     Not counted: the full objective at the start (before the epochs, with the checks) and
     ``prepare_epoch`` (host-side work by design: the mini-batches are drawn and mapped on the
@@ -394,7 +394,7 @@ def test_cuda_training_steps_do_not_synchronise(monkeypatch, cls, params):
     ],
 )
 def test_full_batch_evaluations_make_no_host_synchronisation(monkeypatch, cls, params):
-    from skpacbayes import _training
+    from skpacbayes.engine import optimisers as _training
 
     evaluations = []
 
@@ -434,7 +434,7 @@ _GRAPH_CASES = [
 
 
 def test_cuda_graph_is_not_used_off_cuda():
-    from skpacbayes._training import cuda_graph
+    from skpacbayes.engine.optimisers import cuda_graph
 
     p = torch.zeros(3, requires_grad=True)
     assert cuda_graph([p], lambda: (p**2).sum()) is None
@@ -445,7 +445,7 @@ def test_replayed_evaluations_train_as_the_eager_ones(monkeypatch, cls, params):
     # a stand-in for the graph with its semantics (one static output tensor, overwritten by
     # each replay at the parameters' current values): the solver must read every replay
     # through it and end where the eager evaluations end
-    from skpacbayes import _training
+    from skpacbayes.engine import optimisers as _training
 
     replays = []
 
@@ -473,7 +473,7 @@ def test_replayed_evaluations_train_as_the_eager_ones(monkeypatch, cls, params):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize(("cls", "params"), _GRAPH_CASES)
 def test_cuda_graphs_capture_every_run_and_certify_as_eager(monkeypatch, cls, params):
-    from skpacbayes import _training
+    from skpacbayes.engine import optimisers as _training
 
     captured = []
 
@@ -494,7 +494,7 @@ def test_cuda_graphs_capture_every_run_and_certify_as_eager(monkeypatch, cls, pa
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_cuda_graph_falls_back_where_the_evaluation_copies_from_the_host():
-    from skpacbayes._training import cuda_graph, minimize_lbfgs
+    from skpacbayes.engine.optimisers import cuda_graph, minimize_lbfgs
 
     p = torch.zeros(3, device="cuda", requires_grad=True)
 

@@ -13,7 +13,7 @@ from skpacbayes import (
     PartitionBoundClassifier,
     SecondOrderBoundClassifier,
 )
-from skpacbayes._statistics import (
+from skpacbayes.engine.statistics import (
     EvaluationScheme,
     VotePasses,
     VoteStatistics,
@@ -143,7 +143,7 @@ def test_fits_and_predictions_in_a_block_share_one_vote_matrix_per_rows():
     predictions are those of fits of their own."""
 
     from skpacbayes import HoldOutBoundClassifier
-    from skpacbayes._statistics import shared_vote_matrix, shared_votes
+    from skpacbayes.engine.statistics import shared_vote_matrix, shared_votes
     from skpacbayes.model_selection import BoundSelectionClassifier
 
     X, y = load_iris(return_X_y=True)
@@ -188,7 +188,7 @@ def test_fits_on_memory_mapped_rows_share_their_votes(tmp_path):
     """joblib hands its worker processes memory-mapped arrays, of which scikit-learn's input
     validation makes a new plain array at every fit: the fits and predictions of a block
     still compute one vote matrix per row set, a copy of the rows one of its own."""
-    from skpacbayes._statistics import rows_key, shared_vote_matrix, shared_votes
+    from skpacbayes.engine.statistics import rows_key, shared_vote_matrix, shared_votes
 
     X, y = load_iris(return_X_y=True)
     mapped = np.memmap(tmp_path / "X.dat", dtype=X.dtype, mode="w+", shape=X.shape)
@@ -219,7 +219,7 @@ def test_selection_candidates_on_the_same_votes_share_the_vote_start(monkeypatch
     from sklearn.base import clone
     from sklearn.frozen import FrozenEstimator
 
-    from skpacbayes import _fitting
+    from skpacbayes.engine import fit as _fitting
     from skpacbayes.model_selection import BoundSelectionClassifier
 
     X, y = load_iris(return_X_y=True)
@@ -255,7 +255,7 @@ def test_selection_candidates_on_the_same_votes_share_their_start_scans(monkeypa
     from sklearn.base import clone
     from sklearn.frozen import FrozenEstimator
 
-    from skpacbayes import _fitting
+    from skpacbayes.engine import fit as _fitting
     from skpacbayes.model_selection import BoundSelectionClassifier
 
     X, y = load_iris(return_X_y=True)
@@ -321,7 +321,7 @@ def test_selection_candidates_growing_the_same_bank_grow_it_once(bank, monkeypat
 
 
 def test_selection_candidates_on_other_labels_grow_their_own_bank():
-    from skpacbayes._statistics import shared_fit, shared_votes
+    from skpacbayes.engine.statistics import shared_fit, shared_votes
 
     X, y = load_breast_cancer(return_X_y=True)
     with shared_votes():
@@ -374,7 +374,7 @@ def test_certified_statistics_are_the_means_of_the_row_losses_raised_by_the_allo
 )
 def test_the_count_certificate_equals_the_row_certificate(cls):
     # the same posterior certified from the counts and from the float64 losses of the rows
-    import skpacbayes._fitting as fitting
+    import skpacbayes.engine.fit as fitting
 
     X, y = load_breast_cancer(return_X_y=True)
     counted = cls(random_state=0).fit(X, y)

@@ -5,7 +5,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 
 from skpacbayes import PartitionBoundClassifier
-from skpacbayes._tightening import _Budget, tighten
+from skpacbayes.engine.tightening import _Budget, tighten
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +55,8 @@ def _search_inputs(clf, X, y, dtype):
     """The row problem of a fitted estimator and the inputs of its partition search."""
     import torch
 
-    from skpacbayes._fitting import _Problem
-    from skpacbayes._statistics import EvaluationGroup
+    from skpacbayes.engine.fit import _Problem
+    from skpacbayes.engine.statistics import EvaluationGroup
 
     groups = [EvaluationGroup(v, s) for v, s in clf.groups_]
     votes, y_idx = clf.voters_.votes(X), np.searchsorted(clf.classes_, y)
@@ -69,7 +69,7 @@ def _search_inputs(clf, X, y, dtype):
 def test_rearranged_result_never_ends_above_the_plain_tightening(data, posterior):
     import torch
 
-    from skpacbayes._tightening import PartitionObjective, tighten_partition
+    from skpacbayes.engine.tightening import PartitionObjective, tighten_partition
 
     X, y = data
     clf = PartitionBoundClassifier(posterior=posterior, max_epochs=2, tighten=False, random_state=0)
@@ -115,7 +115,7 @@ def _short_fit_search(data, posterior, split):
     parameters."""
     import torch
 
-    from skpacbayes._tightening import PartitionObjective
+    from skpacbayes.engine.tightening import PartitionObjective
     from skpacbayes.voters import SplitForest
 
     X, y = data
@@ -141,7 +141,7 @@ def untrained(data):
 
 
 def test_cached_values_are_not_counted(untrained):
-    from skpacbayes._tightening import PartitionObjective
+    from skpacbayes.engine.tightening import PartitionObjective
 
     clf, inputs = untrained
     cache = {}
@@ -157,7 +157,7 @@ def test_cached_values_are_not_counted(untrained):
 def test_sorted_by_errors_gives_the_largest_weights_to_the_best_voters(data):
     import torch
 
-    from skpacbayes._tightening import PartitionObjective
+    from skpacbayes.engine.tightening import PartitionObjective
 
     X, y = data
     clf = PartitionBoundClassifier(posterior="dirichlet", max_epochs=0, random_state=0)
@@ -200,8 +200,8 @@ def test_search_values_are_the_partition_bound_with_newtons_root(
     # the search scores candidates with Newton's kl root (NumPy): its value is the
     # certified partition bound of the same Gibbs risks, divergences and partition terms
     from skpacbayes import bounds
-    from skpacbayes._tightening import PartitionObjective
     from skpacbayes.bounds import _kl
+    from skpacbayes.engine.tightening import PartitionObjective
 
     clf, inputs, theta = _short_fit_search(data, posterior, split)
     mixture = clf.mixture_weights_
@@ -242,7 +242,7 @@ def test_search_values_are_the_partition_bound_with_newtons_root(
 def test_profile_scores_a_ray_as_its_points(data, posterior, split):
     # the ray's shared sums, partition certificate and kl roots give the values of the
     # points scored one by one (up to the float32 rounding of the scaled sums)
-    from skpacbayes._tightening import _SCALES, PartitionObjective
+    from skpacbayes.engine.tightening import _SCALES, PartitionObjective
 
     clf, inputs, theta = _short_fit_search(data, posterior, split)
     mixture = clf.mixture_weights_
@@ -257,7 +257,7 @@ def test_profile_scores_a_ray_as_its_points(data, posterior, split):
 
 
 def test_profile_spends_the_budget_point_by_point(untrained):
-    from skpacbayes._tightening import PartitionObjective
+    from skpacbayes.engine.tightening import PartitionObjective
 
     clf, inputs = untrained
     cache = {}
@@ -275,7 +275,7 @@ def test_profile_spends_the_budget_point_by_point(untrained):
 
 def test_profile_scores_invalid_points_as_infinite(untrained):
     # a ray of zero weights (one point, cached once) and one through a NaN
-    from skpacbayes._tightening import PartitionObjective
+    from skpacbayes.engine.tightening import PartitionObjective
 
     clf, inputs = untrained
     objective = PartitionObjective(clf, *inputs, clf.mixture_weights_, 100)

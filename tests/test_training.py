@@ -1,9 +1,9 @@
-"""Tests of the shared optimisation loop (skpacbayes._training.train)."""
+"""Tests of the shared optimisation loop (skpacbayes.engine.optimisers.train)."""
 
 import pytest
 import torch
 
-from skpacbayes._training import train
+from skpacbayes.engine.optimisers import train
 
 
 def _quadratic(target, n_samples=64):
@@ -96,7 +96,7 @@ def test_small_samples_get_min_steps_per_epoch():
 
 
 def test_polish_lowers_the_objective_or_restores():
-    from skpacbayes._training import polish
+    from skpacbayes.engine.optimisers import polish
 
     p = torch.tensor([3.0, -2.0], requires_grad=True)
     before, after = polish([p], lambda: ((p - torch.tensor([1.0, 0.5])) ** 4).sum())
@@ -133,7 +133,7 @@ def test_binomial_bound_deploys_a_genuine_vote(posterior):
 
 
 def test_minimize_lbfgs_keeps_the_evaluated_point_of_lowest_rank():
-    from skpacbayes._training import minimize_lbfgs
+    from skpacbayes.engine.optimisers import minimize_lbfgs
 
     target = torch.tensor([1.0, 0.5], dtype=torch.float64)
     p = torch.tensor([3.0, -2.0], dtype=torch.float64, requires_grad=True)
@@ -183,7 +183,7 @@ def test_training_threads_follow_n_jobs_and_blas_keeps_one(n_jobs, monkeypatch):
 
 
 def test_minimize_lbfgs_stops_when_asked():
-    from skpacbayes._training import minimize_lbfgs
+    from skpacbayes.engine.optimisers import minimize_lbfgs
 
     p = torch.tensor([3.0, -2.0, 5.0], dtype=torch.float64, requires_grad=True)
     scales = torch.tensor([1.0, 10.0, 100.0], dtype=torch.float64)
@@ -199,7 +199,7 @@ def test_minimize_lbfgs_stops_when_asked():
 
 
 def test_caught_up_needs_the_level_and_a_slow_step():
-    from skpacbayes._fitting import _CAUGHT_UP_TOL, _caught_up
+    from skpacbayes.engine.fit import _CAUGHT_UP_TOL, _caught_up
 
     tol = _CAUGHT_UP_TOL
     level = 0.4
@@ -275,7 +275,7 @@ def test_categorical_search_coordinates_are_the_square_roots_of_the_probabilitie
     # L-BFGS searches a Categorical posterior in x = sqrt(p): the map back gives the same
     # probabilities, x**2 / sum(x**2) for any x, and a zero weight stays zero without a NaN
     from skpacbayes import BinomialBoundClassifier, VCDimBoundClassifier
-    from skpacbayes._fitting import (
+    from skpacbayes.engine.fit import (
         _from_search,
         _square_root_search,
         _to_search,

@@ -305,9 +305,10 @@ def _solve(q, eps, upper: bool, steer=False):
 def newton_kl_inv_upper(q, eps):
     """Upper kl inverse by Newton's root alone, on float64 arrays (broadcast together).
 
-    For searches whose objective values only rank candidates (:mod:`skpacbayes._exact`):
-    the root is accurate to a few ulps but not certified to lie on the safe side, so it is
-    never a certificate. Edge cases as :func:`kl_inv_upper`; no argument checks.
+    For searches whose objective values only rank candidates
+    (:mod:`skpacbayes.engine.exact_search`): the root is accurate to a few ulps but not
+    certified to lie on the safe side, so it is never a certificate. Edge cases as
+    :func:`kl_inv_upper`; no argument checks.
     """
     q, eps = np.broadcast_arrays(np.asarray(q, dtype=np.float64), np.asarray(eps, dtype=np.float64))
     with np.errstate(all="ignore"):

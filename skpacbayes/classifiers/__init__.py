@@ -20,12 +20,14 @@ reused for anything else that is reported with the same ``delta``. See the
 theory page of the documentation.
 """
 
-from skpacbayes._certificate import Certificate, effective_voters
+from skpacbayes.engine.certificate import Certificate, effective_voters
 
 from ._base import MajorityVoteClassifier
 from ._binomial import BinomialBoundClassifier
 from ._cbound import CBoundClassifier
+from ._certified_vote import CertifiedVoteClassifier
 from ._first_order import FirstOrderBoundClassifier
+from ._hold_out import HoldOutBoundClassifier
 from ._margin import MarginBoundClassifier
 from ._occam import OccamBoundClassifier
 from ._partition import PartitionBoundClassifier
@@ -33,14 +35,15 @@ from ._second_order import SecondOrderBoundClassifier
 from ._vc_dim import VCDimBoundClassifier
 
 # Layout: one module per estimator (``_first_order.py`` holds FirstOrderBoundClassifier, ...),
-# the shared base in ``_base.py``; HoldOutBoundClassifier and CertifiedVoteClassifier live in
-# ``skpacbayes/_hold_out.py`` and ``skpacbayes/_certified_vote.py`` (they build on these).
+# the shared base in ``_base.py``.
 
 __all__ = [
     "BinomialBoundClassifier",
     "CBoundClassifier",
     "Certificate",
+    "CertifiedVoteClassifier",
     "FirstOrderBoundClassifier",
+    "HoldOutBoundClassifier",
     "MajorityVoteClassifier",
     "MarginBoundClassifier",
     "OccamBoundClassifier",

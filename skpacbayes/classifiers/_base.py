@@ -11,9 +11,9 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skpacbayes._dask import dask_rows, is_dask_input
-from skpacbayes._fit_params import reject_fit_params
-from skpacbayes._vote import weighted_vote_scores
+from skpacbayes.classifiers._fit_params import reject_fit_params
+from skpacbayes.engine.dask_passes import dask_rows, is_dask_input
+from skpacbayes.engine.vote import weighted_vote_scores
 
 __all__ = ["MajorityVoteClassifier", "resolve_voters", "validate_training_data"]
 
@@ -362,8 +362,10 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                 "one of the named estimators: " + ", ".join(_NAMED_ESTIMATORS) + "."
             )
         out_of_core = is_dask_input(X, y)
-        if out_of_core:  # more rows than memory: the count path as a map-reduce (skpacbayes._dask)
-            from skpacbayes._dask import check_count_path, dask_training_data
+        if (
+            out_of_core
+        ):  # more rows than memory: the count path as a map-reduce (skpacbayes.engine.dask_passes)
+            from skpacbayes.engine.dask_passes import check_count_path, dask_training_data
 
             check_count_path(self)
             X, y, classes = dask_training_data(self, X, y)
@@ -382,7 +384,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         if out_of_bag:  # one row set per voter: the out-of-bag bounds (theory-out-of-bag)
             self._check_out_of_bag()  # before growing the voters
         if out_of_core:
-            from skpacbayes._dask import DaskVotePasses, fit_voters, label_indices
+            from skpacbayes.engine.dask_passes import DaskVotePasses, fit_voters, label_indices
 
             fit_voters(voters, X, classes)  # refuses labels the voters do not know
             self.classes_ = np.asarray(voters.classes_)
@@ -398,14 +400,14 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                     f"{sorted(set(np.unique(y)) - set(self.classes_))}."
                 )
         n_classes = self.classes_.shape[0]
-        from skpacbayes._statistics import EvaluationScheme, VotePasses
+        from skpacbayes.engine.statistics import EvaluationScheme, VotePasses
 
         scheme = EvaluationScheme.from_voters(voters, X.shape[0])
         self._check_combination(n_classes, scheme.is_split or scheme.out_of_bag)
         self.voters_ = voters
         self.n_classes_ = n_classes
 
-        from skpacbayes._fitting import fit_posteriors
+        from skpacbayes.engine.fit import fit_posteriors
 
         if not out_of_core:
             passes = VotePasses(voters, X)
@@ -511,7 +513,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             X = validate_data(
                 self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
             )
-        from skpacbayes._statistics import shared_vote_matrix
+        from skpacbayes.engine.statistics import shared_vote_matrix
 
         return shared_vote_matrix(self.voters_, X)
 
@@ -522,7 +524,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         the entries that cannot be the maximum are upper bounds, not probabilities).
         """
         if self.deployed_ == "mixture_bayes":
-            from skpacbayes._fitting import mixture_win_probabilities
+            from skpacbayes.engine.fit import mixture_win_probabilities
 
             return mixture_win_probabilities(self, votes, decide=decide)
         return weighted_vote_scores(votes, self.weights_, self.n_classes_)
@@ -648,7 +650,7 @@ def _evaluation_groups(voters):
             "posterior='categorical') or SecondOrderBoundClassifier(posterior='categorical') "
             "with it."
         )
-    from skpacbayes._statistics import EvaluationScheme
+    from skpacbayes.engine.statistics import EvaluationScheme
 
     return EvaluationScheme.from_voters(voters, np.asarray(voters.sample_groups_).size).groups
 
@@ -688,9 +690,9 @@ def _minimum(a, b):
 
 def _grown(voters, X, y):
     """``voters`` fitted on ``X, y``: a bank grown from the data once per selection
-    (:func:`~skpacbayes._statistics.shared_fit`); a fitted (frozen) bank or prefit models as
+    (:func:`~skpacbayes.engine.statistics.shared_fit`); a fitted (frozen) bank or prefit models as
     they are fitted (their parameters are models: too large a key)."""
-    from skpacbayes._statistics import shared_fit
+    from skpacbayes.engine.statistics import shared_fit
     from skpacbayes.voters import PrefitVoters
 
     try:

@@ -23,18 +23,19 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import delayed
 
-from skpacbayes._fit_params import reject_fit_params
-from skpacbayes._hold_out import (
+from skpacbayes.classifiers._base import validate_training_data
+from skpacbayes.classifiers._first_order import FirstOrderBoundClassifier
+from skpacbayes.classifiers._fit_params import reject_fit_params
+from skpacbayes.classifiers._hold_out import (
     DEFAULT_FRACTIONS,
     DEFAULT_N_ESTIMATORS,
     HoldOutBoundClassifier,
     _fractions,
     validation_rows,
 )
-from skpacbayes._parallel import as_completed
-from skpacbayes._vote import _strict_argmax_is, weighted_vote_scores
-from skpacbayes.classifiers import FirstOrderBoundClassifier, SecondOrderBoundClassifier
-from skpacbayes.classifiers._base import validate_training_data
+from skpacbayes.classifiers._second_order import SecondOrderBoundClassifier
+from skpacbayes.engine.parallel import as_completed
+from skpacbayes.engine.vote import _strict_argmax_is, weighted_vote_scores
 from skpacbayes.model_selection import SelectedCandidateMixin
 
 __all__ = ["CertifiedVoteClassifier"]
@@ -77,7 +78,7 @@ def out_of_bag_error(estimator, X, y):
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> from skpacbayes import FirstOrderBoundClassifier
-    >>> from skpacbayes._certified_vote import out_of_bag_error
+    >>> from skpacbayes.classifiers._certified_vote import out_of_bag_error
     >>> from skpacbayes.voters import OutOfBagVoters
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = FirstOrderBoundClassifier(voters=OutOfBagVoters(n_estimators=20, random_state=0),
@@ -113,7 +114,7 @@ def select(bounds, estimates, tolerance):
 
     Examples
     --------
-    >>> from skpacbayes._certified_vote import select
+    >>> from skpacbayes.classifiers._certified_vote import select
     >>> bounds, estimates = [0.040, 0.041, 0.060], [0.035, 0.030, 0.020]
     >>> select(bounds, estimates, 0.0), select(bounds, estimates, 0.05)
     (0, 1)
@@ -129,7 +130,7 @@ class _FoldHoldOut(HoldOutBoundClassifier):
     """A hold-out certified on another fold of the same permutation of the rows.
 
     Same parameters and seed as :class:`~skpacbayes.HoldOutBoundClassifier`, with the
-    held-out rows of :func:`~skpacbayes._hold_out.validation_rows` taken from block
+    held-out rows of :func:`~skpacbayes.classifiers._hold_out.validation_rows` taken from block
     ``fold`` of the permutation instead of the first block: the folds of one fraction
     are disjoint (fold 1 of ``0.5`` is the other half), and each is drawn from the seed
     and the sample size alone, so the test-set bound applies to each
@@ -203,7 +204,7 @@ def describe(candidate):
 
     Examples
     --------
-    >>> from skpacbayes._certified_vote import describe
+    >>> from skpacbayes.classifiers._certified_vote import describe
     >>> describe({"kind": "holdout", "validation_fraction": 0.2, "fold": 1})
     'hold-out 0.2 fold 1'
     >>> describe({"kind": "out_of_bag", "out_of_bag_bound": "SO"})

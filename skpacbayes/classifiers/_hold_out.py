@@ -25,16 +25,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skpacbayes._certificate import Certificate, effective_voters
-from skpacbayes._dask import dask_rows, is_dask_input
-from skpacbayes._fit_params import reject_fit_params
-from skpacbayes._vote import weighted_vote_scores
 from skpacbayes.classifiers._base import (
     _evaluation_groups,
     _VotersParamsMixin,
     resolve_voters,
     validate_training_data,
 )
+from skpacbayes.classifiers._fit_params import reject_fit_params
+from skpacbayes.engine.certificate import Certificate, effective_voters
+from skpacbayes.engine.dask_passes import dask_rows, is_dask_input
+from skpacbayes.engine.vote import weighted_vote_scores
 
 __all__ = ["HoldOutBoundClassifier", "training_rows", "validation_rows"]
 
@@ -86,7 +86,7 @@ def validation_rows(n_samples, fraction, seed, fold=0):
 
     Examples
     --------
-    >>> from skpacbayes._hold_out import validation_rows
+    >>> from skpacbayes.classifiers._hold_out import validation_rows
     >>> train, held_out = validation_rows(10, 0.25, seed=0)
     >>> train.size, held_out.size
     (7, 3)
@@ -133,7 +133,7 @@ def training_rows(n_samples, train_size, seed):
 
     Examples
     --------
-    >>> from skpacbayes._hold_out import training_rows
+    >>> from skpacbayes.classifiers._hold_out import training_rows
     >>> training_rows(10, 3, seed=0).size
     3
     """
@@ -232,7 +232,7 @@ def _fractions(value):
 
 def _vote_errors(votes, codes, y_idx, n_classes):
     """Errors of the plain vote (ties count as errors), votes mapped by ``codes``."""
-    from skpacbayes._vote import _strict_argmax_is
+    from skpacbayes.engine.vote import _strict_argmax_is
 
     scores = weighted_vote_scores(codes[votes], np.ones(votes.shape[1]), n_classes)
     return int(np.sum(~_strict_argmax_is(scores, y_idx)))
@@ -441,7 +441,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             )
         out_of_core = is_dask_input(X, y)
         if out_of_core:
-            from skpacbayes._dask import dask_training_data, label_indices
+            from skpacbayes.engine.dask_passes import dask_training_data, label_indices
 
             if not sample and fractions is not None:
                 raise ValueError(
@@ -533,7 +533,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         default = SplitForest(n_estimators=DEFAULT_N_ESTIMATORS)
         bank = resolve_voters(self.voters, default, seed, self.n_jobs)
         if is_dask_input(X):
-            from skpacbayes._dask import fit_voters
+            from skpacbayes.engine.dask_passes import fit_voters
 
             fit_voters(bank, X, self.classes_)
         else:
@@ -599,14 +599,14 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         One pass over ``X`` per call (in memory, the votes are kept between calls): block by
         block on the workers for a dask array. Ties count as errors.
         """
-        from skpacbayes._statistics import VotePasses
+        from skpacbayes.engine.statistics import VotePasses
 
         bank, n_classes = self.voters_, self.classes_.size
         recoded = RecodedVoters(bank, self._codes, n_classes)
         if np.array_equal(self._codes, np.arange(n_classes)):  # the bank's own votes: those
             recoded = bank  # of a shared_votes block (a benchmark's) are read, not recomputed
         if is_dask_input(X):
-            from skpacbayes._dask import DaskVotePasses
+            from skpacbayes.engine.dask_passes import DaskVotePasses
 
             passes = DaskVotePasses(recoded, X)
         else:
@@ -679,7 +679,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     def _scores(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32])
-        from skpacbayes._statistics import shared_vote_matrix
+        from skpacbayes.engine.statistics import shared_vote_matrix
 
         votes = self._codes[shared_vote_matrix(self.voters_, X)]
         return weighted_vote_scores(votes, self.weights_, self.classes_.size)

@@ -329,7 +329,7 @@ def polish(params, objective, *, max_iter=50):
     Examples
     --------
     >>> import torch
-    >>> from skpacbayes._training import polish
+    >>> from skpacbayes.engine.optimisers import polish
     >>> p = torch.tensor([3.0], requires_grad=True)
     >>> before, after = polish([p], lambda: ((p - 1.0) ** 2).sum())
     >>> before, round(after, 6), round(float(p.detach()), 4)
@@ -447,7 +447,7 @@ def minimize_lbfgs(
     Examples
     --------
     >>> import torch
-    >>> from skpacbayes._training import minimize_lbfgs
+    >>> from skpacbayes.engine.optimisers import minimize_lbfgs
     >>> p = torch.tensor([3.0, -1.0], dtype=torch.float64, requires_grad=True)
     >>> result = minimize_lbfgs([p], lambda: ((p - 1.0) ** 2).sum())
     >>> round(result.value, 10), [round(float(v), 6) for v in p.detach()]

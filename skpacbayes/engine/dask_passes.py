@@ -1,10 +1,10 @@
 """More rows than memory: the statistics and certificates as a map-reduce over a Dask array.
 
-The count path of the engine (:func:`~skpacbayes._fitting.uses_counts`) reads the training
+The count path of the engine (:func:`~skpacbayes.engine.fit.uses_counts`) reads the training
 rows through two kinds of pass only: the exact error counts of the voters and pairs of voters
-(a :class:`~skpacbayes._statistics.VoteStatistics`, which adds up over disjoint sets of rows)
+(a :class:`~skpacbayes.engine.statistics.VoteStatistics`, which adds up over disjoint sets of rows)
 and the error count of a weighted vote. :class:`DaskVotePasses` runs each pass as one task per
-block of rows (the in-memory :class:`~skpacbayes._statistics.VotePasses` on that block, on a
+block of rows (the in-memory :class:`~skpacbayes.engine.statistics.VotePasses` on that block, on a
 worker) and a tree of additions brings the counts back: the rows never leave the workers,
 only integer counts travel, and they are the very counts the in-memory pass gives.
 
@@ -141,7 +141,7 @@ def check_count_path(estimator):
     """Raise a ``ValueError`` unless ``estimator`` fits on the counts (sums over rows)."""
     from types import SimpleNamespace
 
-    from skpacbayes._fitting import uses_counts
+    from skpacbayes.engine.fit import uses_counts
 
     if uses_counts(estimator, SimpleNamespace(out_of_bag=False)):
         return
@@ -216,7 +216,7 @@ def _unpack(packed, n_rows):
 
 def _block_statistics(voters, X, y_idx, group_voters, rules, n_voters, pairs):
     """Counts of one block: the in-memory pass on a scheme restricted to the block's rows."""
-    from skpacbayes._statistics import EvaluationGroup, EvaluationScheme, VotePasses
+    from skpacbayes.engine.statistics import EvaluationGroup, EvaluationScheme, VotePasses
 
     n_rows = X.shape[0]
     groups = [
@@ -229,7 +229,7 @@ def _block_statistics(voters, X, y_idx, group_voters, rules, n_voters, pairs):
 
 
 def _block_vote_errors(voters, X, y_idx, weights, n_classes, packed):
-    from skpacbayes._statistics import VotePasses
+    from skpacbayes.engine.statistics import VotePasses
 
     rows = _unpack(packed, X.shape[0]).astype(bool, copy=False)
     wrong, used = VotePasses(voters, X, keep_bytes=0).vote_errors(
@@ -246,7 +246,7 @@ def _packed_rows(rows):
 class DaskVotePasses:
     """The passes of the count path over a dask array: one task per block, counts reduced.
 
-    The dask counterpart of :class:`~skpacbayes._statistics.VotePasses`: each task runs the
+    The dask counterpart of :class:`~skpacbayes.engine.statistics.VotePasses`: each task runs the
     in-memory pass on one block of rows (the voters and the block's evaluation rule sent
     along, the rows computed on the worker), and the counts are added up by a tree of tasks.
     The computation uses dask's current scheduler (a ``distributed.Client`` when one is
@@ -290,7 +290,7 @@ class DaskVotePasses:
         return total
 
     def statistics(self, y_idx, scheme, pairs, device="cpu"):
-        """One pass: the counts of :func:`~skpacbayes._statistics.count_statistics`.
+        """One pass: the counts of :func:`~skpacbayes.engine.statistics.count_statistics`.
 
         Parameters
         ----------

@@ -1,7 +1,7 @@
 """The deployed classifier of a trained posterior, and its certified partition terms.
 
-Used by the fit engine (:mod:`skpacbayes._fitting`) and by the partition tightening
-(:mod:`skpacbayes._tightening`), which both certify the vote that ``predict`` uses.
+Used by the fit engine (:mod:`skpacbayes.engine.fit`) and by the partition tightening
+(:mod:`skpacbayes.engine.tightening`), which both certify the vote that ``predict`` uses.
 """
 
 import numpy as np

@@ -9,8 +9,9 @@ Two paths, one certificate (:ref:`theory-statistics`):
 * **counts** -- a Categorical posterior with a bound that reads the sample only through the
   error counts of the voters and pairs of voters (first order, tandem, C-bound, the
   partition bound's Gibbs term, Occam), and every out-of-bag bank: one chunked pass counts
-  them (:mod:`skpacbayes._statistics`), the optimiser works on the counts (the exact
-  searches of :mod:`skpacbayes._exact`, or L-BFGS), the certificate reads the same counts;
+  them (:mod:`skpacbayes.engine.statistics`), the optimiser works on the counts (the exact
+  searches of :mod:`skpacbayes.engine.exact_search`, or L-BFGS), the certificate reads the
+  same counts;
 * **rows** -- the per-row families (Dirichlet, Gaussian, the binomial bound, the VC
   baseline's cross-entropy): the 0/1 error matrix is held once in float32 and minimised
   full batch by L-BFGS from up to four starts, the lowest end kept (or by mini-batch Adam, the
@@ -26,11 +27,12 @@ import numpy as np
 import torch
 from joblib import effective_n_jobs
 
-from skpacbayes._certificate import _KL_SLACK, _STAT_SLACK, Certificate, effective_voters
-from skpacbayes._deployed import deployed_classifier, partition_terms
-from skpacbayes._exact import gibbs_search, tandem_search
-from skpacbayes._parallel import thread_limit
-from skpacbayes._statistics import (
+from skpacbayes.engine.certificate import _KL_SLACK, _STAT_SLACK, Certificate, effective_voters
+from skpacbayes.engine.deployed import deployed_classifier, partition_terms
+from skpacbayes.engine.exact_search import gibbs_search, tandem_search
+from skpacbayes.engine.optimisers import minimize_lbfgs, polish, resolve_device, to_device, train
+from skpacbayes.engine.parallel import thread_limit
+from skpacbayes.engine.statistics import (
     EvaluationGroup,
     certified_statistics,
     column_sums,
@@ -39,8 +41,7 @@ from skpacbayes._statistics import (
     shared_value,
     statistics_of,
 )
-from skpacbayes._training import minimize_lbfgs, polish, resolve_device, to_device, train
-from skpacbayes._vote import _strict_argmax_is, vote_errors, weighted_vote_scores
+from skpacbayes.engine.vote import _strict_argmax_is, vote_errors, weighted_vote_scores
 from skpacbayes.posteriors._base import ClassVotes, ErrorMask
 
 _R_CHUNK = 16384
@@ -182,7 +183,7 @@ def _fit_on_counts(estimator, passes, y_idx, scheme, seed, bank, device):
 
     certified = certify(natural, mixture)
     if _tightened(estimator):
-        from skpacbayes._tightening import tighten_partition
+        from skpacbayes.engine.tightening import tighten_partition
 
         def gibbs(g, nat, scales=None):  # the Gibbs risk does not change with the scale
             p = np.asarray(nat, dtype=np.float64)
@@ -564,7 +565,7 @@ class _Problem:
 
     def shared_losses(self, g, nat, scales=None):
         """:meth:`losses` of half ``g`` at ``nat`` (with ``scales``: at ``t * nat`` for each
-        ``t``), without gradient; within a :func:`~skpacbayes._statistics.shared_votes`
+        ``t``), without gradient; within a :func:`~skpacbayes.engine.statistics.shared_votes`
         block, computed once for every fit of the block on the same votes (a stochastic loss
         is a function of the votes, the labels and the natural parameters alone, not of the
         prior or the bound: the candidates of a selection scan the same start points)."""
@@ -765,7 +766,7 @@ def _fit_on_rows(estimator, votes, y_idx, scheme, seed, device):
         certificate, *rest = certified
         certified = (replace(certificate, details={**certificate.details, **cv_details}), *rest)
     if _tightened(estimator):
-        from skpacbayes._tightening import tighten_partition
+        from skpacbayes.engine.tightening import tighten_partition
 
         # The search scores its candidates in float32 on the training rules (on CPU, where
         # it reads its weights): its values only steer it. The posterior it returns is
@@ -1206,7 +1207,7 @@ def _vote_target(problem, g):
     uniform weights, at most ``_VOTE_START_ITER`` iterations.
 
     It depends on the votes and labels of the half only: the candidates of a selection on
-    the same votes (a :func:`~skpacbayes._statistics.shared_votes` block, on the CPU)
+    the same votes (a :func:`~skpacbayes.engine.statistics.shared_votes` block, on the CPU)
     compute it once (measured: 0.6 s of a Gaussian fit on a half of mnist's split forest).
     """
 

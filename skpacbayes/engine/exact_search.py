@@ -27,10 +27,10 @@ import torch
 from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
 
-from skpacbayes._parallel import thread_limit
 from skpacbayes.bounds import seeger_epsilon
 from skpacbayes.bounds._kl import _kl_shifted, _newton_on_u, newton_kl_inv_upper
 from skpacbayes.bounds._pacbayes import _seeger_eps
+from skpacbayes.engine.parallel import thread_limit
 
 __all__ = ["gibbs_posterior", "gibbs_search", "tandem_search"]
 
@@ -98,7 +98,7 @@ def gibbs_posterior(rates, beta, prior=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from skpacbayes._exact import gibbs_posterior
+    >>> from skpacbayes.engine.exact_search import gibbs_posterior
     >>> gibbs_posterior(np.array([0.1, 0.2, 0.1]), np.inf)
     array([0.5, 0. , 0.5])
     """
@@ -251,7 +251,7 @@ def gibbs_search(rates, m, delta, prior=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from skpacbayes._exact import gibbs_search
+    >>> from skpacbayes.engine.exact_search import gibbs_search
     >>> rates = np.array([0.30, 0.32, 0.45, 0.50])
     >>> q, value = gibbs_search(rates, 1000, 0.05)
     >>> bool(q[0] > q[1] > q[2] > q[3]), round(value, 4)
@@ -396,7 +396,7 @@ def tandem_search(tandem, m, delta, prior=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from skpacbayes._exact import tandem_search
+    >>> from skpacbayes.engine.exact_search import tandem_search
     >>> T = np.array([[0.30, 0.05, 0.05], [0.05, 0.30, 0.05], [0.05, 0.05, 0.30]])
     >>> q, value = tandem_search(T, 1000, 0.05)
     >>> np.round(q, 3), round(value, 4)

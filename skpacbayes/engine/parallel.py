@@ -45,7 +45,7 @@ def thread_limit(n_threads):
     Examples
     --------
     >>> import torch
-    >>> from skpacbayes._parallel import thread_limit
+    >>> from skpacbayes.engine.parallel import thread_limit
     >>> with thread_limit(2):
     ...     torch.get_num_threads()
     2
@@ -85,7 +85,7 @@ def as_completed(jobs, n_jobs):
     Examples
     --------
     >>> from sklearn.utils.parallel import delayed
-    >>> from skpacbayes._parallel import as_completed
+    >>> from skpacbayes.engine.parallel import as_completed
     >>> sorted(as_completed((delayed(pow)(i, 2) for i in range(4)), n_jobs=None))
     [0, 1, 4, 9]
     """

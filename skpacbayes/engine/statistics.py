@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import joblib
 import numpy as np
 
-from skpacbayes._certificate import _STAT_SLACK
+from skpacbayes.engine.certificate import _STAT_SLACK
 
 __all__ = [
     "EvaluationScheme",
@@ -96,7 +96,7 @@ def rows_key(X):
     Examples
     --------
     >>> import numpy as np
-    >>> from skpacbayes._statistics import rows_key
+    >>> from skpacbayes.engine.statistics import rows_key
     >>> X = np.arange(6.0).reshape(3, 2)
     >>> rows_key(X) == rows_key(X.view())  # the same memory, read the same way
     True
@@ -253,7 +253,7 @@ class VotePasses:
 
         Returns the number of errors and of rows (ties count as errors).
         """
-        from skpacbayes._vote import vote_errors
+        from skpacbayes.engine.vote import vote_errors
 
         wrong = 0
         for start, votes in self.chunks():

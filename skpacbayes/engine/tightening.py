@@ -151,13 +151,14 @@ class PartitionObjective:
 
         The whole ray is scored together: the Gibbs risks from the rows' sums of the
         weights formed once (:meth:`~skpacbayes.posteriors.Posterior.scaled_stochastic_losses`),
-        the partition terms from one certificate (:func:`~skpacbayes._deployed.partition_terms`),
+        the partition terms from one certificate
+        (:func:`~skpacbayes.engine.deployed.partition_terms`),
         the kl roots in one call; each point gets its own KL.
         """
         from skpacbayes import bounds
-        from skpacbayes._certificate import _KL_SLACK
-        from skpacbayes._deployed import deployed_classifier, partition_terms
         from skpacbayes.bounds._kl import newton_kl_inv_upper
+        from skpacbayes.engine.certificate import _KL_SLACK
+        from skpacbayes.engine.deployed import deployed_classifier, partition_terms
 
         points = [theta if t == 1.0 else t * theta for t in scales]
         valid = [
