@@ -172,15 +172,17 @@ def _split(name, data_home):
 
 
 def _fit(cls, family, X, y, old):
-    from skpacbayes.engine import fit as _fitting
+    from skpacbayes.engine import counts, rows
 
-    saved = _fitting.MIN_STEPS_PER_EPOCH, _fitting.POLISH_MAX_ITER
+    saved = rows.MIN_STEPS_PER_EPOCH, rows.POLISH_MAX_ITER
     if old:
-        _fitting.MIN_STEPS_PER_EPOCH, _fitting.POLISH_MAX_ITER = 1, 0
+        for module in (counts, rows):
+            module.MIN_STEPS_PER_EPOCH, module.POLISH_MAX_ITER = 1, 0
     try:
         return cls(posterior=family, random_state=0).fit(X, y)
     finally:
-        _fitting.MIN_STEPS_PER_EPOCH, _fitting.POLISH_MAX_ITER = saved
+        for module in (counts, rows):
+            module.MIN_STEPS_PER_EPOCH, module.POLISH_MAX_ITER = saved
 
 
 def _categorical_optimum(est, X, y, bound):

@@ -45,7 +45,7 @@ the uniform prior:
 * tandem: the matrix ``t_ii' / m_ii'`` (diagonal ``e_i / m_i``) and ``r2 = min_ii' m_ii'``.
   Ours is ``_exact.tandem_search(T, r2, delta)``, and the whole optimisation of
   :class:`~skpacbayes.SecondOrderBoundClassifier` on these counts
-  (``_fitting._optimise_counts``: that search, nothing after it); mvb's is
+  (``engine.counts._optimise_counts``: that search, nothing after it); mvb's is
   ``bounds.optimizeTND(tand / n2s, np.min(n2s), delta)`` (iRProp on ``softmax`` parameters,
   alternating with the closed-form lambda: what ``optimize_rho("TND")`` runs).
 
@@ -217,8 +217,8 @@ def optimiser_row(mvb, X_tr, y_tr, seed, repeats, delta=0.05):
     """Ours and mvb's optimisers on one bank's out-of-bag counts, counted once (see above)."""
     from threadpoolctl import threadpool_limits
 
+    from skpacbayes.engine.counts import Counts, _optimise_counts
     from skpacbayes.engine.exact_search import gibbs_search, tandem_search
-    from skpacbayes.engine.fit import _Counts, _optimise_counts
     from skpacbayes.engine.statistics import EvaluationScheme, count_statistics
 
     bank = OutOfBagVoters(random_state=seed).fit(X_tr, y_tr)
@@ -246,9 +246,8 @@ def optimiser_row(mvb, X_tr, y_tr, seed, repeats, delta=0.05):
     ):
         raise AssertionError("mvb's inputs differ from our statistics")
 
-    estimator = SecondOrderBoundClassifier(voters=bank)
-    estimator.n_classes_ = len(bank.classes_)
-    counts = _Counts(estimator, statistics, scheme, estimator._statistic_keys)
+    spec = SecondOrderBoundClassifier(voters=bank)._fit_spec(len(bank.classes_))
+    counts = Counts(statistics, scheme, spec.bound.statistic_keys, spec.n_classes)
     if counts.m != [r2]:
         raise AssertionError("the SO path reads another sample size")
 
@@ -263,7 +262,7 @@ def optimiser_row(mvb, X_tr, y_tr, seed, repeats, delta=0.05):
     row["FO mvb"] = (t, _fo_value(rho, rates, r, delta))
     (q, _), t = _median_time(lambda: tandem_search(tandem, r2, delta), repeats)
     row["TND ours"] = (t, _tnd_value(q, tandem, r2, delta))
-    (natural, *_), t = _median_time(lambda: _optimise_counts(estimator, counts, seed), repeats)
+    (natural, *_), t = _median_time(lambda: _optimise_counts(spec, counts, seed), repeats)
     row["SO path"] = (t, _tnd_value(natural[0], tandem, r2, delta))
     with threadpool_limits(limits=1, user_api="blas"):
         (_, rho, _), t = _median_time(

@@ -37,3 +37,39 @@ __all__ = [
     "VCDimBoundClassifier",
     "__version__",
 ]
+
+
+class _MovedModules:
+    """Old module paths of classes a pickled estimator may name, resolved to where they live
+    now (estimators fitted and pickled by 0.1.0, whose modules lay at the package root)."""
+
+    moved = {
+        "skpacbayes._certificate": "skpacbayes.engine.certificate",
+        "skpacbayes._hold_out": "skpacbayes.classifiers._hold_out",
+        "skpacbayes._certified_vote": "skpacbayes.classifiers._certified_vote",
+    }
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self.moved:
+            return None
+        import importlib.util
+
+        return importlib.util.spec_from_loader(name, self)
+
+    def create_module(self, spec):
+        import importlib
+
+        return importlib.import_module(self.moved[spec.name])
+
+    def exec_module(self, module):
+        pass
+
+
+def _install_moved_modules():
+    import sys
+
+    if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
+        sys.meta_path.append(_MovedModules())
+
+
+_install_moved_modules()

@@ -38,7 +38,8 @@ from skpacbayes.classifiers import (
 from skpacbayes.classifiers._certified_vote import CertifiedVoteClassifier
 from skpacbayes.classifiers._hold_out import HoldOutBoundClassifier
 from skpacbayes.datasets import fetch_dataset
-from skpacbayes.engine.statistics import shared_vote_matrix, shared_votes
+from skpacbayes.engine.passes import shared_vote_matrix
+from skpacbayes.engine.sharing import shared_votes
 from skpacbayes.model_selection import BoundSelectionClassifier
 
 __all__ = [
@@ -431,7 +432,7 @@ def _fit_block(tasks, settings):
     """The fits ``tasks`` of one seed on one fitted bank (or one fit), in turn.
 
     They share the bank's vote matrices on the training and test rows (a
-    :func:`~skpacbayes.engine.statistics.shared_votes` block), computed first; each fit's time is
+    :func:`~skpacbayes.engine.sharing.shared_votes` block), computed first; each fit's time is
     its own plus the time of the training rows' votes, as if it had computed them itself
     (which a fit of its own does), so that fit times compare across runs and blocks.
     Returns ``(estimator, fit time, test error)`` per fit.

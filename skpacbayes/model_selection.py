@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.engine.parallel import as_completed
-from skpacbayes.engine.statistics import shared_votes
+from skpacbayes.engine.sharing import shared_votes
 
 __all__ = ["BoundSelectionClassifier", "bound_scorer"]
 

@@ -6,6 +6,7 @@ copy between the host and the device blocks the host until the device has caught
 :class:`SyncCounter` is a ``TorchDispatchMode``: it sees every aten operation of the block,
 CPU tensors included, and records those that would synchronise on an accelerator, with the
 Python stack of each, so that a test can run the training on the CPU and count them.
+:func:`emulate_device` makes CPU tensors take the branch-free forms of an accelerator.
 """
 
 import contextlib
@@ -61,3 +62,23 @@ class SyncCounter(TorchDispatchMode):
             if not any(part in stack for part in self.ignore):
                 self.events.append((name, stack))
         return func(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def emulate_device():
+    """Inside the block, CPU tensors take the branch-free forms of an accelerator.
+
+    Every module of the package that reads ``skpacbayes._sync.branch_free`` sees one that
+    always answers True (the package's own switch reads the device only).
+    """
+    import sys
+    from unittest import mock
+
+    from skpacbayes import _sync
+
+    original = _sync.branch_free
+    with contextlib.ExitStack() as stack:
+        for name, module in list(sys.modules.items()):
+            if name.startswith("skpacbayes") and getattr(module, "branch_free", None) is original:
+                stack.enter_context(mock.patch.object(module, "branch_free", lambda x: True))
+        yield

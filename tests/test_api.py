@@ -201,3 +201,38 @@ def test_bound_selection_reports_each_candidate_as_it_is_fitted(capsys, monkeypa
     last = capsys.readouterr().out
     assert last.startswith("BoundSelectionClassifier: 2/2 candidate 1 (OccamBoundClassifier)")
     assert f"bound {sel.estimators_[1].bound_:.4f}" in last
+
+
+def test_estimators_pickled_under_the_old_module_paths_load():
+    # 0.1.0 kept the hold-out estimators and the certificate in modules at the package root:
+    # a fitted estimator pickled then names them there, and still loads and predicts
+    import pickle
+
+    from sklearn.datasets import load_iris
+    from sklearn.ensemble import RandomForestClassifier
+
+    from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
+    from skpacbayes.voters import SplitForest
+
+    X, y = load_iris(return_X_y=True)
+    fitted = [
+        HoldOutBoundClassifier(
+            SplitForest(n_estimators=5), validation_fraction=None, random_state=0
+        ),
+        CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10), random_state=0),
+    ]
+    moved = {
+        b"skpacbayes.classifiers._hold_out": b"skpacbayes._hold_out",
+        b"skpacbayes.classifiers._certified_vote": b"skpacbayes._certified_vote",
+        b"skpacbayes.engine.certificate": b"skpacbayes._certificate",
+    }
+    for est in fitted:
+        est.set_params(random_state=0).fit(X, y)
+        data = pickle.dumps(est, protocol=2)  # text module paths: renamed in place below
+        for new, old in moved.items():
+            data = data.replace(new, old)
+        assert b"skpacbayes._certificate" in data
+        loaded = pickle.loads(data)
+        assert type(loaded) is type(est) and type(loaded.certificate_) is type(est.certificate_)
+        np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
+        assert loaded.bound_ == est.bound_

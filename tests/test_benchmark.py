@@ -200,7 +200,7 @@ def test_method_names_are_the_certificate_names():
 
     for name, cls in METHODS.items():
         if issubclass(cls, MajorityVoteClassifier) and name not in benchmark.STRATEGIES:
-            assert cls._bound_name == name
+            assert cls._bound_class.name == name
 
 
 def test_cli_version(capsys):

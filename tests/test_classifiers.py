@@ -161,10 +161,10 @@ def test_vc_deploys_the_trained_point_with_the_fewest_training_errors(posterior,
     # the bound reads the vote's training errors; the cross-entropy's last point can have
     # more than a point it passed through, and the descents from the other starts of the
     # per-row training can end lower than the prior's
-    from skpacbayes.engine import fit as _fitting
+    from skpacbayes.engine import descent, rows
 
     runs = []  # training errors at each evaluated point, one list per L-BFGS run
-    count, minimize = _fitting._vote_training_errors, _fitting.minimize_lbfgs
+    count, minimize = rows.vote_training_errors, descent.minimize_lbfgs
 
     def run(*args, **kwargs):
         runs.append([])
@@ -179,8 +179,8 @@ def test_vc_deploys_the_trained_point_with_the_fewest_training_errors(posterior,
             runs[-1].append(wrong)
         return wrong
 
-    monkeypatch.setattr(_fitting, "minimize_lbfgs", run)
-    monkeypatch.setattr(_fitting, "_vote_training_errors", recorded)
+    monkeypatch.setattr(descent, "minimize_lbfgs", run)
+    monkeypatch.setattr(rows, "vote_training_errors", recorded)
     X, y = _one_informative_feature(300, seed=0)
     voters = StumpBank(feature_range=(-1, 1))
     clf = VCDimBoundClassifier(posterior=posterior, voters=voters, cv=None, random_state=0)
@@ -197,14 +197,14 @@ def test_vc_deploys_the_trained_point_with_the_fewest_training_errors(posterior,
 def test_vc_cross_validation_folds_train_from_the_start_kept_on_all_rows(cancer, monkeypatch):
     # the folds repeat the training of the kept start only: one L-BFGS run each, not one
     # per start
-    from skpacbayes.engine import fit as _fitting
+    from skpacbayes.engine import rows
 
     calls = []
-    train, run = _fitting._train_rows, _fitting._run_lbfgs
+    train, run = rows.train_rows, rows.run_lbfgs
 
-    def recorded_train(estimator, problem, seed, solver, start=None):
+    def recorded_train(spec, problem, seed, solver, start=None):
         calls.append({"start": start, "runs": 0})
-        out = train(estimator, problem, seed, solver, start)
+        out = train(spec, problem, seed, solver, start)
         calls[-1]["kept"] = out[-1]
         return out
 
@@ -212,8 +212,8 @@ def test_vc_cross_validation_folds_train_from_the_start_kept_on_all_rows(cancer,
         calls[-1]["runs"] += 1
         return run(*args, **kwargs)
 
-    monkeypatch.setattr(_fitting, "_train_rows", recorded_train)
-    monkeypatch.setattr(_fitting, "_run_lbfgs", counted_run)
+    monkeypatch.setattr(rows, "train_rows", recorded_train)
+    monkeypatch.setattr(rows, "run_lbfgs", counted_run)
     X_tr, _, y_tr, _ = cancer
     VCDimBoundClassifier(posterior="gaussian", cv=3, max_epochs=10, random_state=0).fit(X_tr, y_tr)
     full, *folds = calls

@@ -117,13 +117,16 @@ def test_vc_objective_from_the_error_matrix_matches_the_votes(posterior):
 
     import numpy as np
 
-    from skpacbayes.engine import fit as _fitting
+    from skpacbayes.engine.problem import RowProblem
+    from skpacbayes.engine.spec import FitSpec
+    from skpacbayes.engine.vote_loss import vote_cross_entropy
+    from skpacbayes.objectives import VCDim
 
     votes, y = _case(2, seed=7, b=500, n=30)
-    est = SimpleNamespace(n_classes_=2, posterior=posterior, prior=None, _bound_name="VC")
+    spec = FitSpec(bound=VCDim(), posterior=posterior, prior=None, delta=0.05, n_classes=2)
     group = SimpleNamespace(samples=np.arange(500), voters=np.arange(30))
-    fast = _fitting._Problem(est, votes.numpy(), y.numpy(), [group], "cpu", torch.float32)
-    slow = _fitting._Problem(est, votes.numpy(), y.numpy(), [group], "cpu", torch.float32)
+    fast = RowProblem(spec, votes.numpy(), y.numpy(), [group], "cpu", torch.float32)
+    slow = RowProblem(spec, votes.numpy(), y.numpy(), [group], "cpu", torch.float32)
     slow.errors = None
     assert fast.errors is not None
     post = fast.posteriors[0]
@@ -132,7 +135,7 @@ def test_vc_objective_from_the_error_matrix_matches_the_votes(posterior):
         values = []
         for problem in (fast, slow):
             raw.grad = None
-            value = _fitting._vote_cross_entropy(problem, [post.natural(raw)], [rows])
+            value = vote_cross_entropy(problem, [post.natural(raw)], [rows])
             value.backward()
             values.append((value.detach(), raw.grad.clone()))
         torch.testing.assert_close(values[0][0], values[1][0], rtol=1e-5, atol=1e-6)
@@ -148,7 +151,10 @@ def test_vote_start_is_a_far_better_vote_than_any_single_voter(n_classes):
 
     import numpy as np
 
-    from skpacbayes.engine import fit as _fitting
+    from skpacbayes.engine.problem import RowProblem
+    from skpacbayes.engine.spec import FitSpec
+    from skpacbayes.engine.vote_loss import vote_target
+    from skpacbayes.objectives import FirstOrder
 
     rng = np.random.default_rng(0)
     b, good, bad = 800, 11, 30
@@ -156,9 +162,9 @@ def test_vote_start_is_a_far_better_vote_than_any_single_voter(n_classes):
     right = np.r_[np.full(good, 0.7), np.full(bad, 0.4 if n_classes == 2 else 0.2)]
     wrong = (y[:, None] + rng.integers(1, n_classes, size=(b, good + bad))) % n_classes
     votes = np.where(rng.random((b, good + bad)) < right, y[:, None], wrong)
-    est = SimpleNamespace(n_classes_=n_classes, posterior="gaussian", prior=None, _bound_name="FO")
+    spec = FitSpec(FirstOrder(), posterior="gaussian", prior=None, delta=0.05, n_classes=n_classes)
     group = SimpleNamespace(samples=np.arange(b), voters=np.arange(good + bad))
-    problem = _fitting._Problem(est, votes, y, [group], "cpu", torch.float32)
+    problem = RowProblem(spec, votes, y, [group], "cpu", torch.float32)
     assert (problem.errors is not None) == (n_classes == 2)  # both paths of the loss
 
     def vote_error(q):
@@ -166,7 +172,7 @@ def test_vote_start_is_a_far_better_vote_than_any_single_voter(n_classes):
         np.add.at(scores, (np.arange(b)[:, None], votes), q)
         return np.mean(scores.argmax(axis=1) != y)
 
-    q = _fitting._vote_target(problem, 0)
+    q = vote_target(problem, 0)
     assert q.shape == (good + bad,) and np.all(q >= 0) and q.sum() == pytest.approx(1.0)
     assert vote_error(np.ones(good + bad)) > 0.4
     assert np.min(np.mean(votes != y[:, None], axis=0)) > 0.2
@@ -237,7 +243,7 @@ def test_training_holds_the_stump_bank_errors_folded():
     from sklearn.datasets import load_breast_cancer
 
     from skpacbayes import BinomialBoundClassifier
-    from skpacbayes.engine.fit import _Problem
+    from skpacbayes.engine.problem import RowProblem
     from skpacbayes.engine.statistics import EvaluationGroup
     from skpacbayes.voters import StumpBank
 
@@ -245,7 +251,8 @@ def test_training_holds_the_stump_bank_errors_folded():
     votes = StumpBank(random_state=0).fit(X, y).votes(X)
     est = BinomialBoundClassifier(posterior="categorical", random_state=0).fit(X, y)
     groups = [EvaluationGroup(np.arange(votes.shape[1]), np.arange(votes.shape[0]))]
-    problem = _Problem(est, votes, y, groups, torch.device("cpu"), torch.float32)
+    spec = est._fit_spec(len(est.classes_))
+    problem = RowProblem(spec, votes, y, groups, torch.device("cpu"), torch.float32)
     mask = problem.errors[0]
     assert mask.columns is not None and mask.values.shape[1] <= votes.shape[1] // 2
     errors = torch.from_numpy((votes != y[:, None]).astype(np.float32))
@@ -263,12 +270,12 @@ def test_training_holds_the_stump_bank_errors_folded():
         MarginBoundClassifier(),
         PartitionBoundClassifier(posterior="dirichlet"),
     ):
-        plain.n_classes_ = 2
-        problem = _Problem(plain, votes, y, groups, torch.device("cpu"), torch.float32)
+        spec = plain._fit_spec(2)
+        problem = RowProblem(spec, votes, y, groups, torch.device("cpu"), torch.float32)
         assert problem.errors[0].columns is None
     untightened = PartitionBoundClassifier(posterior="dirichlet", tighten=False)
-    untightened.n_classes_ = 2
-    problem = _Problem(untightened, votes, y, groups, torch.device("cpu"), torch.float32)
+    spec = untightened._fit_spec(2)
+    problem = RowProblem(spec, votes, y, groups, torch.device("cpu"), torch.float32)
     assert problem.errors[0].columns is not None
 
 
@@ -280,7 +287,7 @@ def test_values_shared_in_a_block_are_keyed_by_how_the_errors_are_held():
     from sklearn.frozen import FrozenEstimator
 
     from skpacbayes import FirstOrderBoundClassifier, VCDimBoundClassifier
-    from skpacbayes.engine.statistics import shared_votes
+    from skpacbayes.engine.sharing import shared_votes
     from skpacbayes.voters import StumpBank
 
     X, y = load_breast_cancer(return_X_y=True)

@@ -19,8 +19,11 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
 from skpacbayes.bounds import kl_inv_upper
-from skpacbayes.classifiers._hold_out import _holdout_bound, validation_rows
+from skpacbayes.classifiers._hold_out import validation_rows
+from skpacbayes.objectives import TestSet
 from skpacbayes.voters import SplitForest
+
+_holdout_bound = TestSet().statement  # the exact binomial test-set bound
 
 
 @pytest.fixture(scope="module")

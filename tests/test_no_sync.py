@@ -6,7 +6,7 @@ the host wait for the device: in a training step that would stall every step. Th
 therefore runs the branch-free forms of its routines on every device but the CPU
 (:func:`skpacbayes._sync.branch_free`) and skips the value checks inside an epoch
 (:func:`skpacbayes._sync.trusted_inputs`). These tests run those forms on CPU tensors
-(:func:`skpacbayes._sync.emulate_device`) and
+(``emulate_device`` of ``tests/_sync_detector.py``) and
 
 * compare the fixed-iteration routines with the adaptive ones and with float64 over grids
   that include the hard corners;
@@ -21,11 +21,11 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from _sync_detector import SyncCounter
+from _sync_detector import SyncCounter, emulate_device
 from sklearn.datasets import load_digits, make_classification
 from sklearn.exceptions import ConvergenceWarning
 
-import skpacbayes.engine.fit as fitting
+import skpacbayes._sync
 from skpacbayes import (
     BinomialBoundClassifier,
     CBoundClassifier,
@@ -35,8 +35,9 @@ from skpacbayes import (
     SecondOrderBoundClassifier,
 )
 from skpacbayes._special import betainc_half
-from skpacbayes._sync import branch_free, checks_enabled, emulate_device, trusted_inputs
+from skpacbayes._sync import branch_free, checks_enabled, trusted_inputs
 from skpacbayes.bounds import kl_inv_lower, kl_inv_upper, pac_bayes_upper
+from skpacbayes.engine import counts, descent, rows, vote_loss
 from skpacbayes.engine.optimisers import to_device, train
 from skpacbayes.voters import OutOfBagVoters, SplitForest
 
@@ -53,8 +54,8 @@ def test_switches_are_scoped():
     with trusted_inputs():
         assert not checks_enabled()
     with emulate_device():
-        assert branch_free(x)
-    assert checks_enabled() and not branch_free(x)
+        assert skpacbayes._sync.branch_free(x) and skpacbayes.bounds._kl.branch_free(x)
+    assert checks_enabled() and not branch_free(x) and not skpacbayes.bounds._kl.branch_free(x)
     assert torch.equal(to_device(x, "cpu"), x)
 
 
@@ -202,7 +203,8 @@ class _Recorder:
 
     def __init__(self, monkeypatch):
         self.runs = []
-        monkeypatch.setattr(fitting, "train", self._wrapped)
+        for module in (counts, rows):  # the Adam loops of both paths
+            monkeypatch.setattr(module, "train", self._wrapped)
 
     def _wrapped(self, params, batch_objective, full_objective, n_samples, **kwargs):
         counter = SyncCounter(ignore=("torch/optim/",))
@@ -374,7 +376,8 @@ def test_cuda_training_steps_do_not_synchronise(monkeypatch, cls, params):
         finally:
             torch.cuda.set_sync_debug_mode("default")
 
-    monkeypatch.setattr(fitting, "train", wrapped)
+    for module in (counts, rows):
+        monkeypatch.setattr(module, "train", wrapped)
     common = dict(solver="adam", max_epochs=3, batch_size=64, random_state=0, **params)
     cpu = cls(**common).fit(_X, _Y)
     cuda = cls(device="cuda", **common).fit(_X, _Y)
@@ -411,7 +414,8 @@ def test_full_batch_evaluations_make_no_host_synchronisation(monkeypatch, cls, p
 
         return _training.minimize_lbfgs(params_, counted, **kwargs)
 
-    monkeypatch.setattr(fitting, "minimize_lbfgs", wrapped)
+    for module in (descent, vote_loss):  # the descents and the vote start
+        monkeypatch.setattr(module, "minimize_lbfgs", wrapped)
     with emulate_device():
         cls(solver="lbfgs", max_epochs=3, random_state=0, **params).fit(_X, _Y)
     assert evaluations

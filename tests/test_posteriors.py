@@ -993,7 +993,7 @@ def test_p_strict_winner_value_without_gradients_is_the_same(certified):
 
 @pytest.mark.parametrize("alpha", [0.5, 0.2])
 def test_mixture_decision_scores_keep_the_strict_argmax(alpha, monkeypatch):
-    from skpacbayes.engine.fit import _mixture_decision_scores
+    from skpacbayes.engine.mixture import _mixture_decision_scores
 
     rng = np.random.default_rng(int(alpha * 10))
     k, b = 5, 500
@@ -1071,7 +1071,7 @@ def test_scaled_losses_are_the_losses_along_the_ray(family, n_classes):
     # ErrorMask (Dirichlet, binary Gaussian: the sums formed once for the ray) or on the
     # votes, held as ClassVotes or not (multi-class Gaussian: the class sums formed once),
     # within the float32 rounding of the scaled sums
-    from skpacbayes.engine.fit import make_posterior
+    from skpacbayes.engine.spec import make_posterior
     from skpacbayes.posteriors._vote_sums import ErrorMask
 
     rng = np.random.default_rng(4)

@@ -13,9 +13,9 @@ from skpacbayes import (
     PartitionBoundClassifier,
     SecondOrderBoundClassifier,
 )
+from skpacbayes.engine.passes import VotePasses
 from skpacbayes.engine.statistics import (
     EvaluationScheme,
-    VotePasses,
     VoteStatistics,
     certified_statistics,
     count_statistics,
@@ -143,7 +143,8 @@ def test_fits_and_predictions_in_a_block_share_one_vote_matrix_per_rows():
     predictions are those of fits of their own."""
 
     from skpacbayes import HoldOutBoundClassifier
-    from skpacbayes.engine.statistics import shared_vote_matrix, shared_votes
+    from skpacbayes.engine.passes import shared_vote_matrix
+    from skpacbayes.engine.sharing import shared_votes
     from skpacbayes.model_selection import BoundSelectionClassifier
 
     X, y = load_iris(return_X_y=True)
@@ -188,7 +189,8 @@ def test_fits_on_memory_mapped_rows_share_their_votes(tmp_path):
     """joblib hands its worker processes memory-mapped arrays, of which scikit-learn's input
     validation makes a new plain array at every fit: the fits and predictions of a block
     still compute one vote matrix per row set, a copy of the rows one of its own."""
-    from skpacbayes.engine.statistics import rows_key, shared_vote_matrix, shared_votes
+    from skpacbayes.engine.passes import shared_vote_matrix
+    from skpacbayes.engine.sharing import rows_key, shared_votes
 
     X, y = load_iris(return_X_y=True)
     mapped = np.memmap(tmp_path / "X.dat", dtype=X.dtype, mode="w+", shape=X.shape)
@@ -219,19 +221,19 @@ def test_selection_candidates_on_the_same_votes_share_the_vote_start(monkeypatch
     from sklearn.base import clone
     from sklearn.frozen import FrozenEstimator
 
-    from skpacbayes.engine import fit as _fitting
+    from skpacbayes.engine import vote_loss
     from skpacbayes.model_selection import BoundSelectionClassifier
 
     X, y = load_iris(return_X_y=True)
     frozen = FrozenEstimator(SplitForest(n_estimators=8, random_state=0).fit(X, y))
     starts = []
-    minimize = _fitting.minimize_lbfgs
+    minimize = vote_loss.minimize_lbfgs
 
     def counting(params, objective, **kwargs):
-        starts.append(kwargs.get("max_iter") == _fitting._VOTE_START_ITER)
+        starts.append(kwargs.get("max_iter") == vote_loss._VOTE_START_ITER)
         return minimize(params, objective, **kwargs)
 
-    monkeypatch.setattr(_fitting, "minimize_lbfgs", counting)
+    monkeypatch.setattr(vote_loss, "minimize_lbfgs", counting)
     candidates = [
         FirstOrderBoundClassifier(
             voters=frozen, posterior="gaussian", prior=t, max_epochs=3, random_state=0
@@ -255,20 +257,21 @@ def test_selection_candidates_on_the_same_votes_share_their_start_scans(monkeypa
     from sklearn.base import clone
     from sklearn.frozen import FrozenEstimator
 
-    from skpacbayes.engine import fit as _fitting
+    from skpacbayes.engine import rows
+    from skpacbayes.engine.problem import RowProblem
     from skpacbayes.model_selection import BoundSelectionClassifier
 
     X, y = load_iris(return_X_y=True)
     frozen = FrozenEstimator(SplitForest(n_estimators=8, random_state=0).fit(X, y))
     scans = []
-    losses = _fitting._Problem.losses
+    losses = RowProblem.losses
 
     def counting(self, g, nat, rows=None, scales=None):
         if not torch.is_grad_enabled() and nat.dtype == torch.float32:  # a scan's points
             scans.append(len(scales))  # a ray: the sums of the weights formed once
         return losses(self, g, nat, rows, scales)
 
-    monkeypatch.setattr(_fitting._Problem, "losses", counting)
+    monkeypatch.setattr(RowProblem, "losses", counting)
     candidates = [
         FirstOrderBoundClassifier(
             voters=frozen, posterior="gaussian", prior=t, max_epochs=3, random_state=0
@@ -277,10 +280,10 @@ def test_selection_candidates_on_the_same_votes_share_their_start_scans(monkeypa
     ]
     sel = BoundSelectionClassifier(candidates).fit(X, y)
     shared = sum(scans)
-    assert set(scans) == {len(_fitting._START_SCALES)}  # each scan, one ray
+    assert set(scans) == {len(rows._START_SCALES)}  # each scan, one ray
     scans.clear()
     alone = [clone(c).set_params(delta=sel.delta / 3).fit(X, y).bound_ for c in candidates]
-    assert shared >= 2 * 2 * len(_fitting._START_SCALES)  # two halves, two targets or more
+    assert shared >= 2 * 2 * len(rows._START_SCALES)  # two halves, two targets or more
     assert sum(scans) == 3 * shared  # outside a selection, each fit scans its own
     assert [est.bound_ for est in sel.estimators_] == alone  # the same certificates
 
@@ -321,7 +324,7 @@ def test_selection_candidates_growing_the_same_bank_grow_it_once(bank, monkeypat
 
 
 def test_selection_candidates_on_other_labels_grow_their_own_bank():
-    from skpacbayes.engine.statistics import shared_fit, shared_votes
+    from skpacbayes.engine.sharing import shared_fit, shared_votes
 
     X, y = load_breast_cancer(return_X_y=True)
     with shared_votes():
@@ -374,23 +377,23 @@ def test_certified_statistics_are_the_means_of_the_row_losses_raised_by_the_allo
 )
 def test_the_count_certificate_equals_the_row_certificate(cls):
     # the same posterior certified from the counts and from the float64 losses of the rows
-    import skpacbayes.engine.fit as fitting
+    import skpacbayes.engine.rows as fitting
 
     X, y = load_breast_cancer(return_X_y=True)
     counted = cls(random_state=0).fit(X, y)
     assert counted.solver_ in ("exact", "lbfgs")
 
     # certify the count path's weights on the row path (solver="adam"): patch its training
-    def trained(estimator, problem, seed, solver):
+    def trained(spec, problem, seed, solver):
         natural = [np.asarray(p) for p in counted.posterior_params_]
         return natural, counted.mixture_weights_, [], 0, "prior"
 
-    original = fitting._train_rows
-    fitting._train_rows = trained
+    original = fitting.train_rows
+    fitting.train_rows = trained
     try:
         rows = cls(random_state=0, solver="adam").fit(X, y)
     finally:
-        fitting._train_rows = original
+        fitting.train_rows = original
     np.testing.assert_allclose(rows.weights_, counted.weights_)
     assert rows.bound_ == pytest.approx(counted.bound_, abs=1e-10)
     for key, values in counted.certificate_.statistics.items():

@@ -5,7 +5,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 
 from skpacbayes import PartitionBoundClassifier
-from skpacbayes.engine.tightening import _Budget, tighten
+from skpacbayes.objectives.partition import _Budget, tighten
 
 
 @pytest.fixture(scope="module")
@@ -55,21 +55,29 @@ def _search_inputs(clf, X, y, dtype):
     """The row problem of a fitted estimator and the inputs of its partition search."""
     import torch
 
-    from skpacbayes.engine.fit import _Problem
+    from skpacbayes.engine.problem import RowProblem
+    from skpacbayes.engine.spec import RefineContext
     from skpacbayes.engine.statistics import EvaluationGroup
 
     groups = [EvaluationGroup(v, s) for v, s in clf.groups_]
     votes, y_idx = clf.voters_.votes(X), np.searchsorted(clf.classes_, y)
-    problem = _Problem(clf, votes, y_idx, groups, torch.device("cpu"), dtype)
+    spec = clf._fit_spec(len(clf.classes_))
+    problem = RowProblem(spec, votes, y_idx, groups, torch.device("cpu"), dtype)
     errors = [problem.voter_errors(g) for g in range(problem.n_groups)]
-    return problem, groups, (problem.posteriors, problem.m, groups, problem.gibbs, errors)
+    context = RefineContext(
+        clf.posterior,
+        clf.delta,
+        groups,
+        lambda: (problem.posteriors, problem.m, problem.gibbs, errors),
+    )
+    return problem, groups, context
 
 
 @pytest.mark.parametrize("posterior", ["categorical", "dirichlet"])
 def test_rearranged_result_never_ends_above_the_plain_tightening(data, posterior):
     import torch
 
-    from skpacbayes.engine.tightening import PartitionObjective, tighten_partition
+    from skpacbayes.objectives.partition import PartitionObjective, tighten_partition
 
     X, y = data
     clf = PartitionBoundClassifier(posterior=posterior, max_epochs=2, tighten=False, random_state=0)
@@ -78,7 +86,7 @@ def test_rearranged_result_never_ends_above_the_plain_tightening(data, posterior
     natural, mixture = clf.posterior_params_, clf.mixture_weights_
 
     def objective(budget=600, cache=None):
-        return PartitionObjective(clf, *inputs, mixture, budget, cache)
+        return PartitionObjective(inputs, mixture, budget, cache)
 
     # the two branches of tighten_partition, replayed: the second reads the first's values
     cache = {}
@@ -86,7 +94,7 @@ def test_rearranged_result_never_ends_above_the_plain_tightening(data, posterior
     plain_theta, plain = tighten(start, objective(600, cache), posterior)
     second_theta, second = tighten(start, objective(300, cache), posterior, h1_rank=1)
     best_theta = plain_theta if plain <= second else second_theta
-    result = objective().flatten(*tighten_partition(clf, *inputs, natural, mixture))
+    result = objective().flatten(*tighten_partition(inputs, natural, mixture))
     assert objective()(result) <= min(plain, second) + 1e-12
     # the same weights as the better branch's, possibly on other voters
     np.testing.assert_allclose(
@@ -115,7 +123,7 @@ def _short_fit_search(data, posterior, split):
     parameters."""
     import torch
 
-    from skpacbayes.engine.tightening import PartitionObjective
+    from skpacbayes.objectives.partition import PartitionObjective
     from skpacbayes.voters import SplitForest
 
     X, y = data
@@ -125,7 +133,7 @@ def _short_fit_search(data, posterior, split):
     ).fit(X, y)
     _, _, inputs = _search_inputs(clf, X, y, torch.float32)
     mixture = clf.mixture_weights_
-    theta = PartitionObjective(clf, *inputs, mixture, 1).flatten(clf.posterior_params_, mixture)
+    theta = PartitionObjective(inputs, mixture, 1).flatten(clf.posterior_params_, mixture)
     return clf, inputs, theta
 
 
@@ -141,14 +149,14 @@ def untrained(data):
 
 
 def test_cached_values_are_not_counted(untrained):
-    from skpacbayes.engine.tightening import PartitionObjective
+    from skpacbayes.objectives.partition import PartitionObjective
 
     clf, inputs = untrained
     cache = {}
-    first = PartitionObjective(clf, *inputs, clf.mixture_weights_, 2, cache)
+    first = PartitionObjective(inputs, clf.mixture_weights_, 2, cache)
     theta = first.flatten(clf.posterior_params_, clf.mixture_weights_)
     value = first(theta)
-    second = PartitionObjective(clf, *inputs, clf.mixture_weights_, 0, cache)
+    second = PartitionObjective(inputs, clf.mixture_weights_, 0, cache)
     assert second(theta.copy()) == value and second.evaluations == 0  # read, not counted
     with pytest.raises(_Budget):
         second(2.0 * theta)
@@ -157,14 +165,14 @@ def test_cached_values_are_not_counted(untrained):
 def test_sorted_by_errors_gives_the_largest_weights_to_the_best_voters(data):
     import torch
 
-    from skpacbayes.engine.tightening import PartitionObjective
+    from skpacbayes.objectives.partition import PartitionObjective
 
     X, y = data
     clf = PartitionBoundClassifier(posterior="dirichlet", max_epochs=0, random_state=0)
     clf.fit(X, y)
     problem, groups, inputs = _search_inputs(clf, X, y, torch.float64)
     votes, y_idx = clf.voters_.votes(X), np.searchsorted(clf.classes_, y)
-    objective = PartitionObjective(clf, *inputs, clf.mixture_weights_, 10)
+    objective = PartitionObjective(inputs, clf.mixture_weights_, 10)
     theta = np.random.default_rng(0).uniform(0.5, 1.5, size=votes.shape[1])
     out = objective.sorted_by_errors(theta)
     np.testing.assert_array_equal(np.sort(out), np.sort(theta))  # the same weights
@@ -201,7 +209,7 @@ def test_search_values_are_the_partition_bound_with_newtons_root(
     # certified partition bound of the same Gibbs risks, divergences and partition terms
     from skpacbayes import bounds
     from skpacbayes.bounds import _kl
-    from skpacbayes.engine.tightening import PartitionObjective
+    from skpacbayes.objectives.partition import PartitionObjective
 
     clf, inputs, theta = _short_fit_search(data, posterior, split)
     mixture = clf.mixture_weights_
@@ -222,9 +230,9 @@ def test_search_values_are_the_partition_bound_with_newtons_root(
     values = []
     for noise in (0.0, 0.3, 1.0):
         point = theta * np.exp(noise * rng.standard_normal(theta.size))
-        value = PartitionObjective(clf, *inputs, mixture, 1)(point)
+        value = PartitionObjective(inputs, mixture, 1)(point)
         b, c = seen["terms"]
-        m = inputs[1]
+        m = inputs.m
         # (one point: the ray's arrays have one row)
         gibbs, kl = (np.asarray(seen[k]).reshape(len(m)) for k in ("gibbs", "kl"))
         certified = bounds.partition_bound(gibbs, kl, m, clf.delta, b, c, weights=mixture)
@@ -242,14 +250,14 @@ def test_search_values_are_the_partition_bound_with_newtons_root(
 def test_profile_scores_a_ray_as_its_points(data, posterior, split):
     # the ray's shared sums, partition certificate and kl roots give the values of the
     # points scored one by one (up to the float32 rounding of the scaled sums)
-    from skpacbayes.engine.tightening import _SCALES, PartitionObjective
+    from skpacbayes.objectives.partition import _SCALES, PartitionObjective
 
     clf, inputs, theta = _short_fit_search(data, posterior, split)
     mixture = clf.mixture_weights_
-    ray = PartitionObjective(clf, *inputs, mixture, 100)
+    ray = PartitionObjective(inputs, mixture, 100)
     together = ray.profile(theta, list(_SCALES))
     assert ray.evaluations == len(_SCALES)
-    alone = [PartitionObjective(clf, *inputs, mixture, 1)(t * theta) for t in _SCALES]
+    alone = [PartitionObjective(inputs, mixture, 1)(t * theta) for t in _SCALES]
     np.testing.assert_allclose(together, alone, rtol=0, atol=2e-5)
     assert min(together) < 1.0
     if posterior != "categorical":  # (whose vote does not change with the scale)
@@ -257,17 +265,17 @@ def test_profile_scores_a_ray_as_its_points(data, posterior, split):
 
 
 def test_profile_spends_the_budget_point_by_point(untrained):
-    from skpacbayes.engine.tightening import PartitionObjective
+    from skpacbayes.objectives.partition import PartitionObjective
 
     clf, inputs = untrained
     cache = {}
-    first = PartitionObjective(clf, *inputs, clf.mixture_weights_, 3, cache)
+    first = PartitionObjective(inputs, clf.mixture_weights_, 3, cache)
     theta = first.flatten(clf.posterior_params_, clf.mixture_weights_)
     scales = [0.5, 1.0, 2.0, 4.0, 8.0]
     with pytest.raises(_Budget):  # three points fit in the budget, five are asked for
         first.profile(theta, scales)
     assert first.evaluations == 3 and len(cache) == 3
-    second = PartitionObjective(clf, *inputs, clf.mixture_weights_, 2, cache)
+    second = PartitionObjective(inputs, clf.mixture_weights_, 2, cache)
     values = second.profile(theta, scales)  # the first three read, the last two evaluated
     assert second.evaluations == 2 and len(values) == 5
     assert values[:3] == [cache[(t * theta).tobytes()] for t in scales[:3]]
@@ -275,10 +283,10 @@ def test_profile_spends_the_budget_point_by_point(untrained):
 
 def test_profile_scores_invalid_points_as_infinite(untrained):
     # a ray of zero weights (one point, cached once) and one through a NaN
-    from skpacbayes.engine.tightening import PartitionObjective
+    from skpacbayes.objectives.partition import PartitionObjective
 
     clf, inputs = untrained
-    objective = PartitionObjective(clf, *inputs, clf.mixture_weights_, 100)
+    objective = PartitionObjective(inputs, clf.mixture_weights_, 100)
     theta = objective.flatten(clf.posterior_params_, clf.mixture_weights_)
     assert objective.profile(np.zeros_like(theta), [0.5, 1.0, 2.0]) == [np.inf] * 3
     assert objective.evaluations == 1  # the same point three times

@@ -199,17 +199,17 @@ def test_minimize_lbfgs_stops_when_asked():
 
 
 def test_caught_up_needs_the_level_and_a_slow_step():
-    from skpacbayes.engine.fit import _CAUGHT_UP_TOL, _caught_up
+    from skpacbayes.engine.descent import _CAUGHT_UP_TOL, caught_up
 
     tol = _CAUGHT_UP_TOL
     level = 0.4
-    assert not _caught_up([0.5], level)  # no iteration yet
-    assert not _caught_up([0.5, 0.41], level)  # above the level
-    assert not _caught_up([0.5, 0.4], level)  # at the level but still descending fast
-    assert _caught_up([0.4 + tol, 0.4 + tol / 2], level)
-    assert _caught_up([0.4, 0.4 - tol / 2], level)
-    assert not _caught_up([0.4 - 2 * tol, 0.4 - 2.5 * tol], level)  # going on below it
-    assert not _caught_up([0.4, 0.4], float("inf"))  # no earlier run
+    assert not caught_up([0.5], level)  # no iteration yet
+    assert not caught_up([0.5, 0.41], level)  # above the level
+    assert not caught_up([0.5, 0.4], level)  # at the level but still descending fast
+    assert caught_up([0.4 + tol, 0.4 + tol / 2], level)
+    assert caught_up([0.4, 0.4 - tol / 2], level)
+    assert not caught_up([0.4 - 2 * tol, 0.4 - 2.5 * tol], level)  # going on below it
+    assert not caught_up([0.4, 0.4], float("inf"))  # no earlier run
 
 
 @pytest.mark.parametrize("posterior", ["dirichlet", "gaussian"])
@@ -219,18 +219,19 @@ def test_descents_that_catch_up_stop_at_the_earlier_end(posterior, monkeypatch):
     import numpy as np
     from sklearn.datasets import load_breast_cancer
 
-    from skpacbayes import FirstOrderBoundClassifier, _fitting
+    from skpacbayes import FirstOrderBoundClassifier
+    from skpacbayes.engine import descent
 
     X, y = load_breast_cancer(return_X_y=True)
     runs = []
-    original = _fitting.minimize_lbfgs
+    original = descent.minimize_lbfgs
 
     def counted(*args, **kwargs):
         result = original(*args, **kwargs)
         runs.append(result.n_iter)
         return result
 
-    monkeypatch.setattr(_fitting, "minimize_lbfgs", counted)
+    monkeypatch.setattr(descent, "minimize_lbfgs", counted)
 
     def fit():
         runs.clear()
@@ -238,7 +239,7 @@ def test_descents_that_catch_up_stop_at_the_earlier_end(posterior, monkeypatch):
         return clf.bound_, list(runs)
 
     bound, iterations = fit()
-    monkeypatch.setattr(_fitting, "_CAUGHT_UP_TOL", 0.0)  # every run to its own end
+    monkeypatch.setattr(descent, "_CAUGHT_UP_TOL", 0.0)  # every run to its own end
     full_bound, full_iterations = fit()
     assert len(iterations) == len(full_iterations) >= 3
     assert iterations[0] == full_iterations[0]  # the first run is never stopped
@@ -255,17 +256,18 @@ def test_partition_runs_converge_before_the_tightening(tighten, monkeypatch):
 
     from sklearn.datasets import load_breast_cancer
 
-    from skpacbayes import PartitionBoundClassifier, _fitting
+    from skpacbayes import PartitionBoundClassifier
+    from skpacbayes.engine import rows
 
     X, y = load_breast_cancer(return_X_y=True)
     levels = []
-    original = _fitting._run_lbfgs
+    original = rows.run_lbfgs
 
     def recorded(*args, level=math.inf, **kwargs):
         levels.append(level)
         return original(*args, level=level, **kwargs)
 
-    monkeypatch.setattr(_fitting, "_run_lbfgs", recorded)
+    monkeypatch.setattr(rows, "run_lbfgs", recorded)
     PartitionBoundClassifier(posterior="gaussian", tighten=tighten, random_state=0).fit(X, y)
     assert len(levels) >= 3 and math.isinf(levels[0])
     assert all(math.isinf(v) for v in levels) == tighten
@@ -275,12 +277,8 @@ def test_categorical_search_coordinates_are_the_square_roots_of_the_probabilitie
     # L-BFGS searches a Categorical posterior in x = sqrt(p): the map back gives the same
     # probabilities, x**2 / sum(x**2) for any x, and a zero weight stays zero without a NaN
     from skpacbayes import BinomialBoundClassifier, VCDimBoundClassifier
-    from skpacbayes.engine.fit import (
-        _from_search,
-        _square_root_search,
-        _to_search,
-        make_posterior,
-    )
+    from skpacbayes.engine.descent import _from_search, _square_root_search, _to_search
+    from skpacbayes.engine.spec import make_posterior
 
     post = make_posterior("categorical", 4, 2)
     raw = torch.tensor([0.3, -2.0, 1.5, -1e4], dtype=torch.float64)
@@ -298,9 +296,10 @@ def test_categorical_search_coordinates_are_the_square_roots_of_the_probabilitie
     assert torch.allclose(q, y**2 / (y**2).sum(), rtol=1e-14, atol=0)
     assert _to_search(raw, False) is raw and _from_search(raw, False) is raw
     # the PAC-Bayes objectives' Categorical posteriors only (the VC cross-entropy has no KL)
-    assert _square_root_search(BinomialBoundClassifier(), post)
-    assert not _square_root_search(VCDimBoundClassifier(), post)
-    assert not _square_root_search(BinomialBoundClassifier(), make_posterior("dirichlet", 4, 2))
+    binomial, vc = BinomialBoundClassifier()._fit_spec(2), VCDimBoundClassifier()._fit_spec(2)
+    assert _square_root_search(binomial, post)
+    assert not _square_root_search(vc, post)
+    assert not _square_root_search(binomial, make_posterior("dirichlet", 4, 2))
 
 
 def test_categorical_lbfgs_converges_within_its_iterations():
@@ -318,3 +317,21 @@ def test_categorical_lbfgs_converges_within_its_iterations():
     assert clf.solver_ == "lbfgs"
     assert clf.n_iter_ < 60
     assert clf.bound_ < 0.5462
+
+
+@pytest.mark.parametrize("posterior", ["dirichlet", "gaussian"])
+def test_above_the_error_matrix_budget_adam_reads_the_votes(posterior, monkeypatch):
+    # solver="auto" falls back to Adam on the votes (no error matrix held) above the budget:
+    # the same protocol as solver="adam" on the held error matrix, up to float32 rounding
+    from sklearn.datasets import load_breast_cancer
+
+    from skpacbayes import FirstOrderBoundClassifier
+    from skpacbayes.engine import rows
+
+    X, y = load_breast_cancer(return_X_y=True)
+    common = dict(posterior=posterior, max_epochs=3, random_state=0)
+    held = FirstOrderBoundClassifier(solver="adam", **common).fit(X, y)
+    monkeypatch.setattr(rows, "ERROR_MATRIX_BYTES", 0)
+    votes = FirstOrderBoundClassifier(**common).fit(X, y)
+    assert votes.solver_ == held.solver_ == "adam"
+    assert votes.bound_ == pytest.approx(held.bound_, abs=2e-3)

@@ -12,7 +12,7 @@ page (:ref:`theory`).
 """
 
 from ._binomial import binomial_inv_upper, binomial_tail
-from ._cbound_pb2 import cbound_pb2
+from ._cbound_second_moments import cbound_pb2
 from ._deterministic import (
     binomial_bound,
     cbound_bound,

@@ -12,12 +12,14 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes.classifiers._fit_params import reject_fit_params
-from skpacbayes.engine.dask_passes import dask_rows, is_dask_input
+from skpacbayes.classifiers._out_of_core import dask_rows
+from skpacbayes.engine.dask_passes import is_dask_input
+from skpacbayes.engine.spec import FitSpec
 from skpacbayes.engine.vote import weighted_vote_scores
+from skpacbayes.objectives._base import POSTERIORS
 
 __all__ = ["MajorityVoteClassifier", "resolve_voters", "validate_training_data"]
 
-POSTERIORS = ("categorical", "dirichlet", "gaussian")
 # the concrete estimators, named by the error of the abstract base's fit
 _NAMED_ESTIMATORS = (
     "FirstOrderBoundClassifier",
@@ -30,9 +32,7 @@ _NAMED_ESTIMATORS = (
     "OccamBoundClassifier",
 )
 
-# Float priors the float32 training represents, with sums over ~1e6 voters still finite:
-# measured failures (NaN objectives) start near Dirichlet 1e-40 / 1e13 (1e4 voters) and
-# Gaussian 1e36 (400 voters).
+# Float priors the float32 training represents, with sums over ~1e6 voters still finite.
 _PRIOR_RANGE = {"dirichlet": (1e-30, 1e8), "gaussian": (0.0, 1e30)}
 
 
@@ -213,12 +213,8 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         "n_jobs": [None, Integral],
     }
 
-    #: name of the bound, set by subclasses
-    _bound_name: ClassVar[str] = ""
-    #: statistics of the stochastic losses the bound reads (keys of ``_statistics``)
-    _statistic_keys: ClassVar[tuple] = ("gibbs",)
-    #: whether the bound exists for binary tasks only
-    _binary_only: ClassVar[bool] = False
+    #: the bound (a :class:`~skpacbayes.objectives.Bound` subclass), set by subclasses
+    _bound_class: ClassVar[type | None] = None
 
     def __init__(
         self,
@@ -251,14 +247,35 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ #
-    # What each bound supports (overridden by subclasses)
+    # The bound and the engine's specification
     # ------------------------------------------------------------------ #
+    def _bound(self):
+        """The bound, configured with this estimator's parameters (overridden by subclasses
+        whose bound takes parameters)."""
+        return self._bound_class()
+
     def _valid_posteriors(self, n_classes, split):
-        """Posterior families for which this bound certifies the deployed vote."""
-        if split:
-            # theory page, 'Split voters': the Dirichlet mixture-mean vote breaks (f1).
-            return ("categorical", "gaussian")
-        return POSTERIORS
+        """Posterior families for which this estimator certifies the deployed vote."""
+        return self._bound().valid_posteriors(n_classes, split)
+
+    def _fit_spec(self, n_classes):
+        """The engine's specification of this estimator's fit."""
+        return FitSpec(
+            bound=self._bound(),
+            posterior=self.posterior,
+            prior=self.prior,
+            delta=float(self.delta),
+            n_classes=int(n_classes),
+            solver=self.solver,
+            max_epochs=int(self.max_epochs),
+            batch_size=int(self.batch_size),
+            learning_rate=float(self.learning_rate),
+            early_stopping_patience=int(self.early_stopping_patience),
+            device=self.device,
+            verbose=int(self.verbose),
+            n_jobs=self.n_jobs,
+            label=type(self).__name__,
+        )
 
     def _check_combination(self, n_classes, split):
         if self.prior is not None:
@@ -287,21 +304,6 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                 f"{self.posterior!r} on a {task} task with {voters}. Valid posteriors "
                 f"here: {list(valid) or 'none'}."
             )
-
-    def _fixed_mixture_weight(self):
-        """Mixture weight of the first half if the bound fixes it (else None)."""
-        return None
-
-    # Statistics of the per-example losses and the bound they give --------
-    def _statistics(self, r_lo, r_hi, xp_mean):
-        """Per-half statistics; ``xp_mean`` averages a tensor over examples."""
-        return {"gibbs": xp_mean(r_hi)}
-
-    def _bound_value(self, stats, kl, m, weights, delta):
-        raise NotImplementedError(f"{type(self).__name__} does not define its bound.")
-
-    def _training_objective(self, stats, kl, m, weights, delta):
-        return self._bound_value(stats, kl, m, weights, delta)
 
     # ------------------------------------------------------------------ #
     # fit
@@ -356,22 +358,21 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         0.173
         """
         reject_fit_params(self, fit_params)
-        if not self._bound_name:
+        if self._bound_class is None:
             raise TypeError(
                 "MajorityVoteClassifier is an abstract base class and cannot be fitted; use "
                 "one of the named estimators: " + ", ".join(_NAMED_ESTIMATORS) + "."
             )
+        bound = self._bound()
         out_of_core = is_dask_input(X, y)
-        if (
-            out_of_core
-        ):  # more rows than memory: the count path as a map-reduce (skpacbayes.engine.dask_passes)
-            from skpacbayes.engine.dask_passes import check_count_path, dask_training_data
+        if out_of_core:  # more rows than memory: the count path as a map-reduce
+            from skpacbayes.classifiers._out_of_core import check_count_path, dask_training_data
 
-            check_count_path(self)
+            check_count_path(self, bound)
             X, y, classes = dask_training_data(self, X, y)
         else:
             X, y, classes = validate_training_data(self, X, y)
-        if self._binary_only and classes.shape[0] > 2:
+        if bound.binary_only and classes.shape[0] > 2:
             raise ValueError(
                 f"Only binary classification is supported by {type(self).__name__}. "
                 f"The target has {classes.shape[0]} classes."
@@ -382,9 +383,10 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         voters = self._make_voters(classes.shape[0], voter_seed)
         out_of_bag = getattr(voters, "is_out_of_bag", False)
         if out_of_bag:  # one row set per voter: the out-of-bag bounds (theory-out-of-bag)
-            self._check_out_of_bag()  # before growing the voters
+            self._check_out_of_bag(bound)  # before growing the voters
         if out_of_core:
-            from skpacbayes.engine.dask_passes import DaskVotePasses, fit_voters, label_indices
+            from skpacbayes.classifiers._out_of_core import fit_voters
+            from skpacbayes.engine.dask_passes import DaskVotePasses, label_indices
 
             fit_voters(voters, X, classes)  # refuses labels the voters do not know
             self.classes_ = np.asarray(voters.classes_)
@@ -400,18 +402,20 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                     f"{sorted(set(np.unique(y)) - set(self.classes_))}."
                 )
         n_classes = self.classes_.shape[0]
-        from skpacbayes.engine.statistics import EvaluationScheme, VotePasses
+        from skpacbayes.engine.passes import VotePasses
+        from skpacbayes.engine.statistics import EvaluationScheme
 
         scheme = EvaluationScheme.from_voters(voters, X.shape[0])
         self._check_combination(n_classes, scheme.is_split or scheme.out_of_bag)
         self.voters_ = voters
         self.n_classes_ = n_classes
 
-        from skpacbayes.engine.fit import fit_posteriors
+        from skpacbayes.engine.fit import fit_posterior
 
         if not out_of_core:
             passes = VotePasses(voters, X)
-        fitted = fit_posteriors(self, passes, y_idx, scheme, torch_seed, bank=voters)
+        spec = self._fit_spec(n_classes)
+        fitted = fit_posterior(spec, passes, y_idx, scheme, torch_seed, bank=voters)
         self.groups_ = [(g.voters, g.samples) for g in scheme.groups]
         self.posterior_params_ = fitted.natural
         self.mixture_weights_ = fitted.mixture_weights
@@ -424,9 +428,9 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.bound_ = float(fitted.certificate.value)
         return self
 
-    def _check_out_of_bag(self):
+    def _check_out_of_bag(self, bound):
         """Raise a ``ValueError`` unless this estimator certifies out-of-bag voters."""
-        if self._bound_name in ("FO", "SO") and self.posterior == "categorical":
+        if bound.certifies_out_of_bag and self.posterior == "categorical":
             return
         valid = ", ".join(
             f"{cls}(posterior='categorical')"
@@ -478,30 +482,9 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         True
         """
         check_is_fitted(self)
-        from skpacbayes import bounds
-
         if not 0 < delta <= 1:
             raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
-        cert = self.certificate_
-        stats = {k: np.asarray(v) for k, v in cert.statistics.items()}
-        kl, m, weights = np.asarray(cert.kl), list(cert.m), np.asarray(cert.mixture_weights)
-        if cert.bound == "Partition":
-            return float(
-                bounds.partition_bound(
-                    stats["gibbs"], kl, m, delta, cert.b_tilde, cert.c_tilde, weights=weights
-                )
-            )
-        if cert.bound == "VC":
-            return float(bounds.vc_bound(cert.train_error, cert.details["n_voters"], m[0], delta))
-        if cert.bound == "Margin":
-            raise NotImplementedError("recompute_bound is not available for the margin bound.")
-        if cert.bound == "Bin":  # the N that was certified, whatever n_draws is now
-            return float(
-                bounds.binomial_bound(
-                    stats["binomial"], kl, m, delta, cert.details["n_draws"], weights=weights
-                )
-            )
-        return float(self._bound_value(stats, kl, m, weights, delta))
+        return float(self._bound().recompute(self.certificate_, delta))
 
     # ------------------------------------------------------------------ #
     # prediction (NumPy only, no torch on the path except the Gaussian
@@ -513,7 +496,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             X = validate_data(
                 self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
             )
-        from skpacbayes.engine.statistics import shared_vote_matrix
+        from skpacbayes.engine.passes import shared_vote_matrix
 
         return shared_vote_matrix(self.voters_, X)
 
@@ -524,9 +507,17 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         the entries that cannot be the maximum are upper bounds, not probabilities).
         """
         if self.deployed_ == "mixture_bayes":
-            from skpacbayes.engine.fit import mixture_win_probabilities
+            from skpacbayes.engine.mixture import mixture_win_probabilities
 
-            return mixture_win_probabilities(self, votes, decide=decide)
+            return mixture_win_probabilities(
+                self.prior,
+                self.groups_,
+                self.posterior_params_,
+                self.mixture_weights_,
+                self.n_classes_,
+                votes,
+                decide=decide,
+            )
         return weighted_vote_scores(votes, self.weights_, self.n_classes_)
 
     @dask_rows("scores")
@@ -655,44 +646,11 @@ def _evaluation_groups(voters):
     return EvaluationScheme.from_voters(voters, np.asarray(voters.sample_groups_).size).groups
 
 
-def _training_upper(stat, kl, m, delta, weights):
-    """Training surrogate of :func:`~skpacbayes.bounds.pac_bayes_upper` that never saturates.
-
-    ``pac_bayes_upper`` plus, per half, ``max(0, stat + sqrt(eps / 2) - 1)`` with ``eps`` the
-    half's Seeger budget. The added term is zero wherever McAllester's form ``stat +
-    sqrt(eps / 2)`` (an upper bound on the kl inverse, by Pinsker) is at most 1, so the
-    surrogate equals the bound there; beyond, where the kl inverse is pinned at 1 with a
-    zero gradient (a complexity ``kl`` far too large for ``m``), it keeps pulling ``stat``
-    and ``kl`` down. Only the training uses it; the certificate is the bound itself.
-    """
-    import torch
-
-    from skpacbayes.bounds import pac_bayes_upper, seeger_epsilon
-
-    h = stat.shape[0] if stat.ndim else 1
-    eps = seeger_epsilon(kl, m, delta / h)
-    excess = torch.relu(stat + torch.sqrt(eps / 2) - 1)
-    if weights is not None:
-        excess = weights * excess
-    elif h > 1:
-        excess = excess / h
-    return pac_bayes_upper(stat, kl, m, delta, weights=weights) + excess.sum()
-
-
-def _minimum(a, b):
-    """Elementwise minimum for numpy arrays and torch tensors alike."""
-    if isinstance(a, np.ndarray):
-        return np.minimum(a, b)
-    import torch
-
-    return torch.minimum(a, b)
-
-
 def _grown(voters, X, y):
     """``voters`` fitted on ``X, y``: a bank grown from the data once per selection
-    (:func:`~skpacbayes.engine.statistics.shared_fit`); a fitted (frozen) bank or prefit models as
+    (:func:`~skpacbayes.engine.sharing.shared_fit`); a fitted (frozen) bank or prefit models as
     they are fitted (their parameters are models: too large a key)."""
-    from skpacbayes.engine.statistics import shared_fit
+    from skpacbayes.engine.sharing import shared_fit
     from skpacbayes.voters import PrefitVoters
 
     try:

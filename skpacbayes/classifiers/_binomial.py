@@ -5,7 +5,9 @@ from typing import ClassVar
 
 from sklearn.utils._param_validation import Interval
 
-from ._base import MajorityVoteClassifier, _training_upper
+from skpacbayes.objectives import Binomial
+
+from ._base import MajorityVoteClassifier
 
 __all__ = ["BinomialBoundClassifier"]
 
@@ -48,8 +50,7 @@ random_state, verbose, n_jobs
         **MajorityVoteClassifier._parameter_constraints,
         "n_draws": [Interval(Integral, 1, None, closed="left")],
     }
-    _bound_name = "Bin"
-    _statistic_keys = ("binomial",)
+    _bound_class = Binomial
 
     def __init__(
         self,
@@ -85,25 +86,5 @@ random_state, verbose, n_jobs
         )
         self.n_draws = n_draws
 
-    def _fixed_mixture_weight(self):
-        return 0.5 if self.n_draws >= 3 else None
-
-    def _statistics(self, r_lo, r_hi, xp_mean):
-        import torch
-
-        if torch.is_tensor(r_hi):  # the training: the tail read off a table of knots
-            from skpacbayes._special._tables import binomial_tail_table
-
-            psi = binomial_tail_table(int(self.n_draws), r_hi.dtype, r_hi.device)
-            return {"binomial": xp_mean(psi(r_hi))}
-        from skpacbayes.bounds import binomial_tail  # the certificate: exact, float64
-
-        return {"binomial": xp_mean(binomial_tail(r_hi, self.n_draws))}
-
-    def _bound_value(self, stats, kl, m, weights, delta):
-        from skpacbayes.bounds import binomial_bound
-
-        return binomial_bound(stats["binomial"], kl, m, delta, self.n_draws, weights=weights)
-
-    def _training_objective(self, stats, kl, m, weights, delta):
-        return 2 * _training_upper(stats["binomial"], self.n_draws * kl, m, delta, weights)
+    def _bound(self):
+        return Binomial(n_draws=self.n_draws)

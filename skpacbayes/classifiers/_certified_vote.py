@@ -47,7 +47,9 @@ CANDIDATE_FRACTIONS = DEFAULT_FRACTIONS
 DEFAULT_FOLDS = 2
 #: named selection rules -> their tolerance on the bound (relative to the smallest one)
 SELECTIONS = {"tightest_bound": 0.0, "most_accurate": float("inf")}
-_OUT_OF_BAG = {"FO": FirstOrderBoundClassifier, "SO": SecondOrderBoundClassifier}
+_OUT_OF_BAG = {
+    cls._bound_class.name: cls for cls in (FirstOrderBoundClassifier, SecondOrderBoundClassifier)
+}
 #: weight of each stump candidate in the split of delta (every other candidate's is 1): a
 #: fall-back that wins only where a forest is weaker than one split gets a small share, so
 #: that with the defaults its two stumps cost the forests ln(6.2 / 6) ~ 0.03 nat
@@ -207,7 +209,8 @@ def describe(candidate):
     >>> from skpacbayes.classifiers._certified_vote import describe
     >>> describe({"kind": "holdout", "validation_fraction": 0.2, "fold": 1})
     'hold-out 0.2 fold 1'
-    >>> describe({"kind": "out_of_bag", "out_of_bag_bound": "SO"})
+    >>> from skpacbayes.objectives.second_order import SecondOrder
+    >>> describe({"kind": "out_of_bag", "out_of_bag_bound": SecondOrder.name})
     'out-of-bag SO'
     """
     if candidate["kind"] == "out_of_bag":
@@ -301,7 +304,8 @@ default="tightest_bound"
         One entry per candidate, in a fixed order (fractions, then folds; stumps;
         out-of-bag): ``kind`` ("holdout", "stump" or "out_of_bag"),
         ``validation_fraction`` and ``fold`` (hold-out and stump; None for the
-        out-of-bag ones), ``out_of_bag_bound`` ("FO" or "SO", else None), ``delta``
+        out-of-bag ones), ``out_of_bag_bound`` (the short name of the first- or
+        second-order bound, else None), ``delta``
         (the candidate's share), ``bound`` (at that share), ``estimated_error``
         (the candidate's error on rows its voters never saw: the held-out error, or
         the out-of-bag error of the weighted vote; an estimate of its accuracy, not

@@ -1,6 +1,8 @@
 """The first-order (factor 2) bound classifier."""
 
-from ._base import MajorityVoteClassifier, _training_upper
+from skpacbayes.objectives import FirstOrder
+
+from ._base import MajorityVoteClassifier
 
 __all__ = ["FirstOrderBoundClassifier"]
 
@@ -80,13 +82,4 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     True
     """
 
-    _bound_name = "FO"
-
-    def _bound_value(self, stats, kl, m, weights, delta):
-        from skpacbayes.bounds import first_order_bound
-
-        return first_order_bound(stats["gibbs"], kl, m, delta, weights=weights)
-
-    def _training_objective(self, stats, kl, m, weights, delta):
-        # the bound without its clipping at 1 (whose gradient vanishes)
-        return 2 * _training_upper(stats["gibbs"], kl, m, delta, weights)
+    _bound_class = FirstOrder

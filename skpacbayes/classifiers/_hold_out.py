@@ -32,9 +32,11 @@ from skpacbayes.classifiers._base import (
     validate_training_data,
 )
 from skpacbayes.classifiers._fit_params import reject_fit_params
-from skpacbayes.engine.certificate import Certificate, effective_voters
-from skpacbayes.engine.dask_passes import dask_rows, is_dask_input
+from skpacbayes.classifiers._out_of_core import dask_rows
+from skpacbayes.engine.certify import certify_test_set
+from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.vote import weighted_vote_scores
+from skpacbayes.objectives import TestSet
 
 __all__ = ["HoldOutBoundClassifier", "training_rows", "validation_rows"]
 
@@ -44,13 +46,6 @@ DEFAULT_N_ESTIMATORS = 200
 #: tenth (tens of thousands of rows: the vote barely weakens, the bound is already tight) to
 #: a half (hundreds of rows: the bound needs every held-out row it can get).
 DEFAULT_FRACTIONS = (0.1, 0.2, 0.5)
-
-
-def _holdout_bound(n_errors, m, delta):
-    """Test-set bound ``sup{R : P(Bin(m, R) <= k) >= delta}`` (certified float64)."""
-    from skpacbayes.bounds import binomial_inv_upper
-
-    return binomial_inv_upper(int(n_errors), int(m), delta)
 
 
 def validation_rows(n_samples, fraction, seed, fold=0):
@@ -441,7 +436,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             )
         out_of_core = is_dask_input(X, y)
         if out_of_core:
-            from skpacbayes.engine.dask_passes import dask_training_data, label_indices
+            from skpacbayes.classifiers._out_of_core import dask_training_data
+            from skpacbayes.engine.dask_passes import label_indices
 
             if not sample and fractions is not None:
                 raise ValueError(
@@ -504,7 +500,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             k = _vote_errors(bank.votes(X[held]), codes, y_idx[held], self.classes_.size)
             errors.append(k)
             sizes.append(int(held.size))
-            values.append(_holdout_bound(k, held.size, share))
+            values.append(TestSet().statement(k, held.size, share))
             self._report(
                 f"fraction {f} (grown on {train.size} rows)", k, held.size, values[-1], start
             )
@@ -515,7 +511,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.half_ = None
         self.weights_ = np.ones(self.voters_.n_voters_)
         self.bound_ = float(values[index])
-        self._set_certificate(index, errors, sizes, values, self.voters_.n_voters_)
+        self._set_certificate(index, errors, sizes, self.voters_.n_voters_)
         self.certificate_.details.update(
             validation_fractions=fractions, training_rows=int(X.shape[0] - sizes[index])
         )
@@ -533,7 +529,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         default = SplitForest(n_estimators=DEFAULT_N_ESTIMATORS)
         bank = resolve_voters(self.voters, default, seed, self.n_jobs)
         if is_dask_input(X):
-            from skpacbayes.engine.dask_passes import fit_voters
+            from skpacbayes.classifiers._out_of_core import fit_voters
 
             fit_voters(bank, X, self.classes_)
         else:
@@ -550,7 +546,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             k = count_errors(g.voters, rows)
             errors.append(k)
             sizes.append(int(g.samples.size))
-            values.append(_holdout_bound(k, g.samples.size, share))
+            values.append(TestSet().statement(k, g.samples.size, share))
             self._report(
                 f"statement {len(values)} of {len(groups)}", k, sizes[-1], values[-1], start
             )
@@ -560,7 +556,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.weights_ = np.zeros(bank.n_voters_)
         self.weights_[groups[self.half_].voters] = 1.0
         self.bound_ = float(values[self.half_])
-        self._set_certificate(self.half_, errors, sizes, values, int(bank.n_voters_))
+        self._set_certificate(self.half_, errors, sizes, int(bank.n_voters_))
         self.certificate_.details.update(half=self.half_, bounds_per_half=tuple(values))
 
     def _fit_sample(self, X, y, y_idx, seed):
@@ -589,8 +585,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.half_ = self.validation_fraction_ = None
         self.validation_indices_ = np.flatnonzero(held)
         self.weights_ = np.ones(bank.n_voters_)
-        self.bound_ = float(_holdout_bound(k, n_held, float(self.delta)))
-        self._set_certificate(0, [k], [n_held], [self.bound_], bank.n_voters_)
+        self._set_certificate(0, [k], [n_held], bank.n_voters_)
+        self.bound_ = self.certificate_.value
         self.certificate_.details.update(train_size=int(train.size))
 
     def _plain_vote_errors(self, X, y_idx):
@@ -599,7 +595,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         One pass over ``X`` per call (in memory, the votes are kept between calls): block by
         block on the workers for a dask array. Ties count as errors.
         """
-        from skpacbayes.engine.statistics import VotePasses
+        from skpacbayes.engine.passes import VotePasses
 
         bank, n_classes = self.voters_, self.classes_.size
         recoded = RecodedVoters(bank, self._codes, n_classes)
@@ -619,23 +615,10 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
         return count
 
-    def _set_certificate(self, index, errors, sizes, values, n_voters):
-        self.certificate_ = Certificate(
-            bound="HoldOut",
-            posterior="point mass (the prior)",
-            value=self.bound_,
-            delta=float(self.delta),
-            m=tuple(sizes),
-            kl=tuple(0.0 for _ in sizes),
-            mixture_weights=tuple(float(i == index) for i in range(len(sizes))),
-            statistics={"errors": tuple(errors)},
-            gibbs_bound=None,
-            b_tilde=None,
-            c_tilde=None,
-            train_error=errors[index] / sizes[index],
-            n_voters=int(n_voters),
-            details={"statement": index, "bounds": tuple(values)},
-            n_effective_voters=effective_voters(self.weights_),
+    def _set_certificate(self, index, errors, sizes, n_voters):
+        """The certificate of statement ``index`` from the one certify step."""
+        self.certificate_ = certify_test_set(
+            TestSet(), index, errors, sizes, float(self.delta), n_voters, self.weights_
         )
 
     def recompute_bound(self, delta):
@@ -667,9 +650,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         check_is_fitted(self)
         if not 0 < delta <= 1:
             raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
-        cert = self.certificate_
-        i = cert.details["statement"]
-        return _holdout_bound(cert.statistics["errors"][i], cert.m[i], delta / len(cert.m))
+        return TestSet().recompute(self.certificate_, delta)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -679,7 +660,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     def _scores(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32])
-        from skpacbayes.engine.statistics import shared_vote_matrix
+        from skpacbayes.engine.passes import shared_vote_matrix
 
         votes = self._codes[shared_vote_matrix(self.voters_, X)]
         return weighted_vote_scores(votes, self.weights_, self.classes_.size)

@@ -5,7 +5,9 @@ from typing import ClassVar
 
 from sklearn.utils._param_validation import Interval
 
-from ._base import MajorityVoteClassifier, _training_upper
+from skpacbayes.objectives import Margin
+
+from ._base import MajorityVoteClassifier
 
 __all__ = ["MarginBoundClassifier"]
 
@@ -62,8 +64,7 @@ random_state, verbose, n_jobs
         **MajorityVoteClassifier._parameter_constraints,
         "n_margins": [Interval(Integral, 1, None, closed="left")],
     }
-    _bound_name = "Margin"
-    _binary_only = True
+    _bound_class = Margin
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -104,8 +105,5 @@ random_state, verbose, n_jobs
         )
         self.n_margins = n_margins
 
-    def _valid_posteriors(self, n_classes, split):
-        return ("dirichlet",) if (n_classes == 2 and not split) else ()
-
-    def _training_objective(self, stats, kl, m, weights, delta):
-        return _training_upper(stats["gibbs"], kl, m, delta, weights)
+    def _bound(self):
+        return Margin(n_margins=self.n_margins)

@@ -1,5 +1,7 @@
 """The best single voter, certified by the Occam bound."""
 
+from skpacbayes.objectives import Occam
+
 from ._base import MajorityVoteClassifier
 
 __all__ = ["OccamBoundClassifier"]
@@ -53,12 +55,4 @@ class OccamBoundClassifier(MajorityVoteClassifier):
     1
     """
 
-    _bound_name = "Occam"
-
-    def _valid_posteriors(self, n_classes, split):
-        return ("categorical",)
-
-    def _bound_value(self, stats, kl, m, weights, delta):
-        from skpacbayes.bounds import pac_bayes_upper
-
-        return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
+    _bound_class = Occam

@@ -2,7 +2,9 @@
 
 from typing import ClassVar
 
-from ._base import POSTERIORS, MajorityVoteClassifier, _training_upper
+from skpacbayes.objectives import Partition
+
+from ._base import MajorityVoteClassifier
 
 __all__ = ["PartitionBoundClassifier"]
 
@@ -64,7 +66,7 @@ random_state, verbose, n_jobs
         **MajorityVoteClassifier._parameter_constraints,
         "tighten": ["boolean"],
     }
-    _bound_name = "Partition"
+    _bound_class = Partition
 
     def __init__(
         self,
@@ -100,12 +102,5 @@ random_state, verbose, n_jobs
         )
         self.tighten = tighten
 
-    def _valid_posteriors(self, n_classes, split):
-        if split:
-            return ("categorical", "dirichlet")
-        if n_classes == 2:
-            return POSTERIORS
-        return ("categorical", "dirichlet")
-
-    def _training_objective(self, stats, kl, m, weights, delta):
-        return _training_upper(stats["gibbs"], kl, m, delta, weights)
+    def _bound(self):
+        return Partition(tighten=self.tighten)

@@ -1,6 +1,8 @@
 """The second-order (tandem) bound classifier."""
 
-from ._base import MajorityVoteClassifier, _training_upper
+from skpacbayes.objectives import SecondOrder
+
+from ._base import MajorityVoteClassifier
 
 __all__ = ["SecondOrderBoundClassifier"]
 
@@ -38,16 +40,4 @@ early_stopping_patience, device, random_state, verbose, n_jobs
     True
     """
 
-    _bound_name = "SO"
-    _statistic_keys = ("tandem",)
-
-    def _statistics(self, r_lo, r_hi, xp_mean):
-        return {"tandem": xp_mean(r_hi * r_hi)}
-
-    def _bound_value(self, stats, kl, m, weights, delta):
-        from skpacbayes.bounds import second_order_bound
-
-        return second_order_bound(stats["tandem"], kl, m, delta, weights=weights)
-
-    def _training_objective(self, stats, kl, m, weights, delta):
-        return 4 * _training_upper(stats["tandem"], 2 * kl, m, delta, weights)
+    _bound_class = SecondOrder

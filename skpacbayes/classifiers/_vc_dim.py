@@ -5,7 +5,9 @@ from typing import ClassVar
 
 from sklearn.utils._param_validation import Interval
 
-from ._base import POSTERIORS, MajorityVoteClassifier
+from skpacbayes.objectives import VCDim
+
+from ._base import MajorityVoteClassifier
 
 __all__ = ["VCDimBoundClassifier"]
 
@@ -73,8 +75,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         **MajorityVoteClassifier._parameter_constraints,
         "cv": [None, Interval(Integral, 2, None, closed="left")],
     }
-    _bound_name = "VC"
-    _binary_only = True
+    _bound_class = VCDim
 
     def __init__(
         self,
@@ -115,5 +116,5 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _valid_posteriors(self, n_classes, split):
-        return () if (split or n_classes != 2) else POSTERIORS
+    def _bound(self):
+        return VCDim(cv=self.cv)

@@ -26,24 +26,26 @@ class Certificate:
     Attributes
     ----------
     bound : str
-        Name of the bound ("FO", "SO", "Bin", "CBound", "VC", "Partition", "Margin",
-        "Occam").
+        Short name of the bound: the ``name`` of its class in :mod:`skpacbayes.objectives`
+        (:func:`~skpacbayes.objectives.bound_class` gives the class back).
     posterior : str
-        Posterior family.
+        Posterior family (``"point mass (the prior)"`` for the test-set bound of the
+        hold-out estimators: a posterior equal to a point-mass prior, ``KL = 0``).
     value : float
         The certified bound (equal to the estimator's ``bound_``).
     delta : float
         Confidence parameter: the statement holds with probability >= 1 - delta.
     m : tuple of int
-        Number of training examples each PAC-Bayes statement uses (one entry
-        per half for split voters).
+        Number of rows each statement uses (one entry per half for split voters, per
+        held-out statement for the hold-out estimators).
     kl : tuple of float
-        KL(Q || P) per half (upper-rounded).
+        KL(Q || P) per statement (upper-rounded; 0 for a test-set statement).
     mixture_weights : tuple of float
-        Weight of each half in the mixture (``(1.0,)`` without split voters).
+        Weight of each statement in the deployed classifier (``(1.0,)`` without split
+        voters; for the hold-out estimators 1 for the deployed statement, 0 for the others).
     statistics : dict
-        Empirical statistics of the stochastic losses entering the bound (after
-        the safe-side allowances).
+        Empirical statistics entering the bound, one entry per statement (after the
+        safe-side allowances; the error counts for a test-set bound).
     gibbs_bound : float or None
         Certified upper bound on the Gibbs risk, where the bound uses one.
     b_tilde, c_tilde : float or None

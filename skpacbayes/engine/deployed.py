@@ -1,7 +1,8 @@
 """The deployed classifier of a trained posterior, and its certified partition terms.
 
-Used by the fit engine (:mod:`skpacbayes.engine.fit`) and by the partition tightening
-(:mod:`skpacbayes.engine.tightening`), which both certify the vote that ``predict`` uses.
+Used by the certify step (:mod:`skpacbayes.engine.certify`) and by the partition bound's
+tightening (:mod:`skpacbayes.objectives.partition`), which both read the vote that ``predict``
+uses.
 """
 
 import numpy as np
@@ -13,11 +14,10 @@ __all__ = ["deployed_classifier", "partition_terms"]
 # ---------------------------------------------------------------------- #
 # Deployed classifier and certificate (float64, CPU)
 # ---------------------------------------------------------------------- #
-def deployed_classifier(estimator, posteriors, natural, mixture, groups):
+def deployed_classifier(family, posteriors, natural, mixture, groups):
     """Weights over all voters of the vote ``predict`` uses, and its kind."""
     n_voters = sum(g.voters.size for g in groups)
     weights = np.zeros(n_voters)
-    family = estimator.posterior
     if len(groups) > 1 and family == "gaussian":
         for g, nat in zip(groups, natural, strict=True):
             weights[g.voters] = nat

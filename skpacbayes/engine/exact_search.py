@@ -116,8 +116,7 @@ def gibbs_posterior(rates, beta, prior=None):
 def _single_threaded(search):
     """Run ``search`` with one BLAS and one OpenMP thread (torch's): its arrays are small (a
     row of ``n`` voters, an ``n x n`` matrix), where threads only add their synchronisation,
-    and on a busy machine wait for a core (measured: a torch ``log`` of 12,600 float64
-    values took 24 ms with two threads beside other work, 0.04 ms with one)."""
+    and on a busy machine wait for a core."""
 
     def wrapped(*args, **kwargs):
         with thread_limit(1):

@@ -1,6 +1,6 @@
-"""The torch optimisation loop shared by every estimator.
+"""The optimisers: mini-batch Adam, full-batch L-BFGS (scipy's L-BFGS-B on torch closures).
 
-The loop minimises a differentiable objective over mini-batches with Adam,
+The Adam loop minimises a differentiable objective over mini-batches with Adam,
 lowers the learning rate on plateaus (``ReduceLROnPlateau``), stops early and
 keeps the parameters of the best epoch, where "best" is the objective
 evaluated on the FULL training sample at the end of the epoch. Nothing here
@@ -21,6 +21,9 @@ from sklearn.exceptions import ConvergenceWarning
 from skpacbayes._sync import trusted_inputs
 
 __all__ = [
+    "LBFGS_FTOL",
+    "MIN_STEPS_PER_EPOCH",
+    "POLISH_MAX_ITER",
     "LBFGSResult",
     "TrainingResult",
     "minimize_lbfgs",
@@ -29,6 +32,13 @@ __all__ = [
     "to_device",
     "train",
 ]
+
+# Optimiser settings (documented in the user guide, "Training"): the fewest Adam steps per
+# epoch, the full-batch L-BFGS iterations of the polish after Adam, and the relative decrease
+# below which L-BFGS stops.
+MIN_STEPS_PER_EPOCH = 10
+POLISH_MAX_ITER = 50
+LBFGS_FTOL = 1e-7
 
 
 @dataclass
@@ -157,9 +167,8 @@ def train(
         ``learning_rate * min_lr_ratio`` (with the default, right after the fifth
         reduction: four reduced rates down to ``learning_rate * 1e-4`` have each run
         ``lr_patience + 1`` epochs without improvement). Further epochs would move each
-        parameter by at most ``learning_rate * 1e-5`` per step (measured on the reference
-        data sets: identical certified bounds, about 40 % fewer epochs) and the best
-        epoch is kept anyway. ``0`` disables this rule.
+        parameter by at most ``learning_rate * 1e-5`` per step, and the best epoch is kept
+        anyway. ``0`` disables this rule.
     min_steps_per_epoch : int
         Fewest Adam steps in one epoch. An epoch is one pass over the shuffled sample, in
         ``ceil(n_samples / batch_size)`` mini-batches; when that is fewer than

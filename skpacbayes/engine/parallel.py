@@ -12,9 +12,8 @@ __all__ = ["as_completed", "thread_limit"]
 
 @functools.cache
 def _controller():
-    # Inspecting the loaded libraries costs milliseconds (measured: 9 ms a call); the
-    # libraries that matter (torch's OpenMP, numpy's and scipy's BLAS) are loaded when the
-    # package is imported, so one inspection serves every later call.
+    # Inspecting the loaded libraries costs milliseconds: the libraries that matter (torch's
+    # OpenMP, numpy's and scipy's BLAS) are loaded with the package, one inspection serves.
     return ThreadpoolController()
 
 
@@ -25,13 +24,9 @@ def thread_limit(n_threads):
 
     BLAS keeps one thread because the two kinds of pools, both multi-threaded, take turns
     badly: after each operation their threads spin for a while waiting for more work, and
-    the other pool's threads then wait for a core. A float32 product of an adult-sized
-    error matrix with a vector after a torch operation took 8 ms with two threads in each
-    pool, 0.5 ms with two torch threads and one BLAS thread; the first-order Gaussian and
-    Dirichlet fits of adult with ``n_jobs=2`` took 2.9 and 8.4 s instead of 0.5 and 1.7 s
-    with one thread, and on 200,000 rows 16.5 and 17.9 s instead of 6.1 and 8.8 s
-    (``benchmarks/bench_threads.py``). The training's BLAS products are matrix-vector
-    products, bound by the memory's bandwidth, where one thread loses little.
+    the other pool's threads then wait for a core (``benchmarks/bench_threads.py``). The
+    training's BLAS products are matrix-vector products, bound by the memory's bandwidth,
+    where one thread loses little.
 
     Parameters
     ----------

@@ -16,263 +16,30 @@ their rows (stumps, prefit voters, the halves of a split forest) or one row set 
 them as float64 rates, the certificate reads the same counts (:func:`certified_statistics`).
 """
 
-import contextlib
-import contextvars
 import math
-import pickle
 from dataclasses import dataclass
 
-import joblib
 import numpy as np
 
 from skpacbayes.engine.certificate import _STAT_SLACK
 
 __all__ = [
+    "EvaluationGroup",
     "EvaluationScheme",
     "GroupStatistics",
-    "VotePasses",
     "VoteStatistics",
     "certified_statistics",
     "chunk_counts",
     "column_sums",
+    "count_statistic_tensors",
     "count_statistics",
-    "rows_key",
-    "shared_value",
-    "shared_vote_matrix",
-    "shared_votes",
+    "needs_pairs",
+    "statistics_of",
 ]
 
 _PAIR_STATISTICS = frozenset({"tandem", "disagreement"})
 _BLOCK_BYTES = 64 * 2**20  # temporaries per block of rows of the pair products
-_KEEP_VOTES_BYTES = 512 * 2**20  # vote matrix kept between passes (else computed again)
-_CHUNK_ROWS = 2**16
 _EXACT_ROWS = 2**24  # float32 sums of 0/1 products are exact integers below this
-_SHARED = contextvars.ContextVar("skpacbayes_shared_votes", default=None)
-
-
-@contextlib.contextmanager
-def shared_votes():
-    """Within this block, fits of the same fitted voters on the same ``X`` share one vote matrix.
-
-    A selection estimator fits several candidates on one sample; when they are given the
-    same fitted (e.g. frozen) voter bank, the first :class:`VotePasses` that keeps its votes
-    hands them to the next ones instead of computing them again. The key is the identity
-    of the voters and which rows ``X`` holds (:func:`rows_key`: for an array, the memory
-    it views); both are held by the entry, so neither can be reused while the block is
-    open. The kept chunks are read-only. Banks that the candidates grow themselves from
-    equal parameters are grown once (:func:`shared_fit`), hence share their votes too.
-    Each thread or process of a parallel backend has its own context, hence its own (or
-    no) sharing. A block opened inside another one joins it (a selection fitted within a
-    block shares the votes of the enclosing block's fits).
-    """
-    entries = _SHARED.get()
-    token = _SHARED.set({} if entries is None else entries)
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
-def rows_key(X):
-    """What identifies the rows ``X`` within a :func:`shared_votes` block.
-
-    An array is identified by the memory it views: its address, shape, strides and dtype.
-    Another view of the same memory reads the same rows, such as the plain array that
-    scikit-learn's input validation makes of a memory-mapped one (the arrays joblib hands
-    to its worker processes), which is a new object at every fit. Anything else (a sparse
-    matrix, an empty array) is identified by the object itself. The entry keyed by it
-    holds ``X``, so the memory cannot be freed and reused while the block is open.
-
-    Parameters
-    ----------
-    X : {ndarray, sparse matrix} of shape (n_rows, n_features)
-        Rows.
-
-    Returns
-    -------
-    tuple
-        A hashable key.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skpacbayes.engine.statistics import rows_key
-    >>> X = np.arange(6.0).reshape(3, 2)
-    >>> rows_key(X) == rows_key(X.view())  # the same memory, read the same way
-    True
-    >>> rows_key(X) == rows_key(X.copy()) or rows_key(X) == rows_key(X[:2])
-    False
-    """
-    if isinstance(X, np.ndarray) and X.size:
-        return ("memory", X.__array_interface__["data"][0], X.shape, X.strides, X.dtype.str)
-    return ("object", id(X))
-
-
-def shared_value(key, compute):
-    """``compute()``, computed once per ``key()`` within a :func:`shared_votes` block.
-
-    Outside a block ``compute()`` is returned and ``key`` is not called. Inside, the value
-    of the first call with an equal key is returned to the later ones (the fits of one
-    selection on the same votes); ``key()`` must identify everything ``compute`` reads.
-    """
-    entries = _SHARED.get()
-    if entries is None:
-        return compute()
-    k = ("value", key())
-    if k not in entries:
-        entries[k] = compute()
-    return entries[k]
-
-
-def shared_vote_matrix(voters, X):
-    """``voters.votes(X)``; within a :func:`shared_votes` block, computed once per
-    (voters, ``X``) and read-only.
-
-    The prediction side of the sharing: the fits of a block that predict on the same rows
-    (a benchmark's test rows) read one vote matrix, the one their training computed when
-    ``X`` is the training sample.
-
-    Parameters
-    ----------
-    voters : voter bank
-        Fitted.
-    X : {ndarray, sparse matrix} of shape (n_rows, n_features)
-        Rows.
-
-    Returns
-    -------
-    ndarray of shape (n_rows, n_voters)
-        The votes (read-only within a block).
-    """
-    if _SHARED.get() is None:
-        return voters.votes(X)
-    return VotePasses(voters, X).whole()
-
-
-def shared_fit(voters, X, y):
-    """``voters.fit(X, y)``; within a :func:`shared_votes` block, the bank an earlier fit of
-    the block grew from equal parameters on the same rows, when there is one.
-
-    A bank grown from the data (stumps, trees) is a function of its parameters, its seed
-    among them, and of ``X`` and ``y``: the candidates of a selection that each grow the
-    same bank (the same voters and ``random_state``) would grow identical copies. Within a
-    block the first one grows it and the next ones get that fitted bank (the same object,
-    hence one vote matrix as well). The key is the hash of the unfitted bank
-    (:func:`joblib.hash`: every parameter), the rows ``X`` (:func:`rows_key`; held by the
-    entry) and the hash of ``y``. Only for unfitted banks whose parameters are small: not for
-    :class:`~skpacbayes.voters.PrefitVoters`, whose parameters are fitted models. A bank
-    that cannot be hashed (a parameter that cannot be pickled) is fitted on its own.
-
-    Parameters
-    ----------
-    voters : voter bank
-        Unfitted.
-    X : {ndarray, sparse matrix} of shape (n_rows, n_features)
-        Training rows.
-    y : ndarray of shape (n_rows,)
-        Labels.
-
-    Returns
-    -------
-    voters : voter bank
-        Fitted: ``voters`` itself, or the equal bank fitted earlier in the block.
-    """
-    entries = _SHARED.get()
-    if entries is None:
-        return voters.fit(X, y)
-    try:
-        key = ("voters", joblib.hash(voters), rows_key(X), joblib.hash(y))
-    except pickle.PicklingError:  # a parameter that cannot be pickled: a fit of its own
-        return voters.fit(X, y)
-    if key not in entries:
-        entries[key] = (voters.fit(X, y), X)
-    return entries[key][0]
-
-
-class VotePasses:
-    """The votes of the training rows, pass after pass, in chunks of rows.
-
-    The vote matrix is computed chunk by chunk from the voters and ``X``; when it fits in
-    ``keep_bytes`` the chunks are kept for the next pass, otherwise each pass computes them
-    again, so that a pass over more rows than fit in memory holds one chunk at a time.
-
-    Parameters
-    ----------
-    voters : voter bank
-        Fitted.
-    X : {ndarray, sparse matrix} of shape (n_rows, n_features)
-        The training rows.
-    keep_bytes : int, default=512 MiB
-        Largest vote matrix kept between passes.
-    chunk_rows : int, default=65536
-        Rows per chunk.
-    """
-
-    def __init__(self, voters, X, keep_bytes=_KEEP_VOTES_BYTES, chunk_rows=_CHUNK_ROWS):
-        self.voters = voters
-        self.X = X
-        self.n_rows = X.shape[0]
-        self.chunk_rows = max(1, int(chunk_rows))
-        itemsize = 1 if voters.n_classes_ <= 127 else 8
-        self._keep = self.n_rows * voters.n_voters_ * itemsize <= keep_bytes
-        self._kept = None
-        self._shared = _SHARED.get() if self._keep else None
-        if self._shared is not None:
-            entry = self._shared.get((id(voters), rows_key(X)))
-            self._kept = None if entry is None else entry[2]
-
-    def _store(self, kept):
-        """Keep ``kept`` (read-only) for the next passes, and for the other fits of a
-        :func:`shared_votes` block."""
-        for _, votes in kept:
-            votes.setflags(write=False)
-        self._kept = kept
-        if self._shared is not None:
-            self._shared[(id(self.voters), rows_key(self.X))] = (self.voters, self.X, kept)
-
-    def chunks(self):
-        """Yield ``(start, votes)`` for consecutive chunks of rows."""
-        if self._kept is not None:
-            yield from self._kept
-            return
-        kept = [] if self._keep else None
-        for start in range(0, self.n_rows, self.chunk_rows):
-            votes = self.voters.votes(self.X[start : start + self.chunk_rows])
-            if kept is not None:
-                kept.append((start, votes))
-            yield start, votes
-        if kept is not None:
-            self._store(kept)
-
-    def statistics(self, y_idx, scheme, pairs, device="cpu"):
-        """One pass: the counts of :func:`count_statistics`."""
-        return count_statistics(self.chunks(), y_idx, scheme, pairs, device=device)
-
-    def vote_errors(self, y_idx, weights, n_classes, rows):
-        """One pass: where the weighted vote errs on the rows ``rows`` (bool mask).
-
-        Returns the number of errors and of rows (ties count as errors).
-        """
-        from skpacbayes.engine.vote import vote_errors
-
-        wrong = 0
-        for start, votes in self.chunks():
-            stop = start + votes.shape[0]
-            errs = vote_errors(votes, y_idx[start:stop], weights, n_classes)
-            wrong += int(np.count_nonzero(errs & rows[start:stop]))
-        return wrong, int(np.count_nonzero(rows))
-
-    def whole(self):
-        """The whole vote matrix (the per-row optimisers need it)."""
-        if self._kept is not None and len(self._kept) == 1:
-            return self._kept[0][1]
-        if self._kept is not None:
-            votes = np.concatenate([chunk for _, chunk in self._kept])
-        else:
-            votes = self.voters.votes(self.X)
-        if self._keep:
-            self._store([(0, votes)])
-        return votes
 
 
 class RowGroups:

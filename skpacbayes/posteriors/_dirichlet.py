@@ -1,7 +1,6 @@
 """Dirichlet posterior D(alpha): weights drawn on the simplex (:ref:`theory-losses`)."""
 
 import math
-import sys
 
 import torch
 
@@ -71,135 +70,6 @@ def dirichlet_kl(alpha, beta):
 # ---------------------------------------------------------------------------------------------
 # Training path: a_F and a_T from byte patterns of the votes (float32, CPU)
 # ---------------------------------------------------------------------------------------------
-_PACK_MAGIC = 0x0102040810204080  # (x * M mod 2^64) >> 56 collects bit 0 of the 8 bytes of x
-_PACK_ROWS = 16384  # rows per chunk
-_PACK_STATE = {}
-
-
-def _pack_patterns(x, out, offsets):
-    """``out[r, g] = sum_j x_bytes[r, 8 g + j] 2^j + offsets[g]`` for bytes in {0, 1} (int64 view).
-
-    Byte ``j`` of a little-endian int64 ``x`` is bit ``8 j``; in ``x * M`` (``M = sum_k
-    2^(56 - 7k)``, wrapping modulo ``2^64``) the products ``j = k`` land on bits ``56 + j``,
-    those with ``j > k`` at ``57`` and above (or wrap out) and those with ``j < k`` on
-    distinct bits below 56 (``8 j - 7 k`` takes distinct values), so nothing carries into
-    bits 56-63: the shift and the mask leave exactly the 8-bit pattern.
-    """
-    torch.mul(x, _PACK_MAGIC, out=out)
-    return out.bitwise_right_shift_(56).bitwise_and_(255).add_(offsets)
-
-
-def _packing_works():
-    """One-time check that the packing trick holds on this platform (byte order, wrapping)."""
-    if "ok" not in _PACK_STATE:
-        ok = sys.byteorder == "little"
-        if ok:
-            bits = torch.arange(256)[:, None].bitwise_right_shift(torch.arange(8)).bitwise_and(1)
-            x = bits.to(torch.int8).contiguous().view(torch.int64)  # (256, 1)
-            out = torch.empty_like(x)
-            got = _pack_patterns(x, out, torch.zeros(1, dtype=torch.int64))
-            ok = torch.equal(got[:, 0], torch.arange(256))
-        _PACK_STATE["ok"] = bool(ok)
-    return _PACK_STATE["ok"]
-
-
-def _bit_table(dtype, device):
-    """``(256, 8)`` matrix of the bits of the byte patterns (bit ``j`` of ``p`` at ``[p, j]``)."""
-    key = (dtype, device)
-    if key not in _PACK_STATE:
-        p = torch.arange(256, device=device)[:, None]
-        _PACK_STATE[key] = p.bitwise_right_shift(torch.arange(8, device=device)).bitwise_and(1)
-        _PACK_STATE[key] = _PACK_STATE[key].to(dtype)
-    return _PACK_STATE[key]
-
-
-def _chunk_patterns(votes, y, start, n_classes, byte_buf, idx_buf, offsets):
-    """Byte patterns (with group offsets) of one chunk of rows: of the votes themselves for
-    binary tasks (bit = vote for class 1), of the error indicators ``1{v_i != y}`` otherwise."""
-    v = votes[start : start + _PACK_ROWS]
-    r, n = v.shape
-    if n_classes > 2:
-        dst = byte_buf[:r]
-        torch.ne(v, y[start : start + r, None], out=dst[:, :n])
-        src = dst.view(torch.uint8)
-    elif byte_buf is not None:  # padded to a multiple of 8 voters (padding votes for class 0)
-        src = byte_buf[:r]
-        src[:, :n].copy_(v)
-    else:
-        src = v
-    return _pack_patterns(src.view(torch.int64), idx_buf[:r], offsets)
-
-
-class _PackedMasses(torch.autograd.Function):
-    """``(b, 2)``: masses ``sum alpha_i`` over the set and the clear bits of each row's pattern.
-
-    Voters are grouped by 8; each group's 256 possible patterns get their two masses from a
-    table built once per call (``alpha`` of the group against the ``(256, 8)`` bit matrix,
-    sums of at most 8 terms), and a row's masses are sums of one table entry per group
-    (``embedding_bag``). Each mass is a sum of non-negative terms only (no ``total - part``
-    cancellation), with float32 rounding of a plain sum of ``n`` terms. The backward pass
-    accumulates the row gradients per (group, pattern) and maps them back to the voters
-    through the bit matrix. Rows are processed in chunks; the patterns (one small integer per
-    8 voters) are kept for the backward pass.
-    """
-
-    @staticmethod
-    def forward(ctx, alpha, votes, y, n_classes):
-        b, n = votes.shape
-        groups = -(-n // 8)
-        bits = _bit_table(alpha.dtype, alpha.device)
-        padded = torch.zeros(groups * 8, dtype=alpha.dtype, device=alpha.device)
-        padded[:n] = alpha
-        set_mass = padded.view(groups, 8) @ bits.T  # (groups, 256)
-        table = torch.stack((set_mass, set_mass.flip(1)), dim=-1).reshape(groups * 256, 2)
-        out = torch.empty((b, 2), dtype=alpha.dtype, device=alpha.device)
-        # the patterns are kept for the backward pass (2 bytes per 8 votes up to 1016 voters)
-        small = groups * 256 <= torch.iinfo(torch.int16).max
-        kept = torch.empty(
-            (b, groups), dtype=torch.int16 if small else torch.int32, device=votes.device
-        )
-        bufs = _PackedMasses._buffers(votes, n_classes, groups)
-        for s in range(0, b, _PACK_ROWS):
-            idx = _chunk_patterns(votes, y, s, n_classes, *bufs)
-            r = idx.shape[0]
-            out[s : s + r] = torch.nn.functional.embedding_bag(idx, table, mode="sum")
-            kept[s : s + r] = idx
-        ctx.save_for_backward(kept)
-        ctx.n_voters = n
-        return out
-
-    @staticmethod
-    def _buffers(votes, n_classes, groups):
-        b, n = votes.shape
-        rows = min(b, _PACK_ROWS)
-        if n_classes > 2:
-            byte_buf = torch.zeros((rows, groups * 8), dtype=torch.bool, device=votes.device)
-        elif n % 8 or votes.storage_offset() % 8:  # int64 views need whole 8-byte groups
-            byte_buf = torch.zeros((rows, groups * 8), dtype=votes.dtype, device=votes.device)
-        else:
-            byte_buf = None
-        idx_buf = torch.empty((rows, groups), dtype=torch.int64, device=votes.device)
-        offsets = torch.arange(groups, device=votes.device) * 256
-        return byte_buf, idx_buf, offsets
-
-    @staticmethod
-    @torch.autograd.function.once_differentiable
-    def backward(ctx, grad):
-        (kept,) = ctx.saved_tensors
-        b, groups = kept.shape
-        n = ctx.n_voters
-        diff = (grad[:, 0] - grad[:, 1]).contiguous()  # d/d(set) - d/d(clear)
-        hist = torch.zeros(groups * 256, dtype=grad.dtype, device=grad.device)
-        idx_buf = torch.empty((min(b, _PACK_ROWS), groups), dtype=torch.int64)
-        for s in range(0, b, _PACK_ROWS):
-            r = min(_PACK_ROWS, b - s)
-            idx = idx_buf[:r]
-            idx.copy_(kept[s : s + r])
-            hist.scatter_add_(0, idx.view(-1), diff[s : s + r, None].expand(r, groups).reshape(-1))
-        g = (hist.view(groups, 256) @ _bit_table(grad.dtype, grad.device)).reshape(-1)[:n]
-        return g + grad[:, 1].sum(), None, None, None
-
-
 class Dirichlet(Posterior):
     """Dirichlet posterior ``D(alpha)`` over the voter weights (:ref:`theory-losses`).
 
@@ -382,25 +252,8 @@ class Dirichlet(Posterior):
         return dirichlet_kl(nat, self._prior_like(nat))
 
     def _masses(self, nat, votes, y):
-        """``(a_T, a_F, residual of a_T, residual of a_F)`` (residuals ``None`` in float32).
-
-        float32 on CPU with byte votes: :class:`_PackedMasses` (same sums, about three
-        times faster than the mask products); otherwise the sums of ``vote_sums``.
-        """
-        if (
-            nat.dtype == torch.float32
-            and nat.device.type == "cpu"
-            and votes.dtype in (torch.int8, torch.uint8)
-            and _packing_works()
-        ):
-            masses = _PackedMasses.apply(nat, votes.contiguous(), y, self.n_classes)
-            set_mass, clear_mass = masses[:, 0], masses[:, 1]
-            if self.n_classes > 2:  # patterns of the errors
-                return clear_mass, set_mass, None, None
-            one = y == 1  # patterns of the votes: set bits vote for class 1
-            a_t = torch.where(one, set_mass, clear_mass)
-            a_f = torch.where(one, clear_mass, set_mass)
-            return a_t, a_f, None, None
+        """``(a_T, a_F, residual of a_T, residual of a_F)`` (residuals ``None`` in float32):
+        the sums of :func:`~skpacbayes.posteriors._vote_sums.vote_sums`."""
         hi, lo = vote_sums(nat, votes, y, "err_ok", self.n_classes, self._exact(nat))
         a_f, res_f = exact_total(hi[..., 0], lo[:, 0])
         a_t, res_t = exact_total(hi[..., 1], lo[:, 1])

@@ -1,4 +1,6 @@
-"""C-bound PAC-Bound 2 (Germain et al. 2015): a certified supremum in float64."""
+"""The C-bound from the joint PAC-Bayes statement on the Gibbs risk and the disagreement (the
+second moment of the vote), PAC-Bound 2 of Germain et al. (2015): a certified supremum in
+float64."""
 
 from __future__ import annotations
 

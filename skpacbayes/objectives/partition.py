@@ -1,28 +1,123 @@
-"""Post-training heuristics that tighten the partition bound (:ref:`theory-tightening`).
+"""The partition bound: the Seeger (or cross) bound on the Gibbs risk turned into a bound on the
+deployed vote by certified partition terms, and the heuristics that tighten it.
 
-Every candidate posterior is scored with the partition bound (the partition
-lower bounds at 16 bits, the Seeger / cross bound with the full KL and Newton's kl
-root, a few ulps from the certified one) on the Gibbs risk the caller computes (from
-the error counts for a Categorical posterior, from the rows in float32 otherwise), so
-the values visited only steer the search. Choosing the
-posterior this way costs nothing in delta (the PAC-Bayes statement holds for
-all posteriors of the family simultaneously and b~, c~ are deterministic
-functions of the weights); the caller certifies the returned posterior from
-scratch in float64, at full resolution.
+Reads the Gibbs risk (on the counts with a Categorical posterior, where the exact search
+finds its optimum; works out of core there). Certifies ``(Lup - b~) / (c~ - b~)``
+(:ref:`theory-triple`, :ref:`theory-partition`), where ``b~ <= b`` and ``c~ <= c`` are
+certified lower bounds on the mean stochastic loss of correctly / wrongly classified examples,
+from a certified solution of the number partitioning problem (:mod:`skpacbayes.partition`).
 
-Moves: H1 clips the smallest weights (a scan over how many), H2 moves single
-coordinates to enlarge the partition gap, H3 rescales the L1 norm (Dirichlet
-and Gaussian, whose objective is profiled over the scale); finally, Categorical and
-Dirichlet weights are re-assigned to the voters by their errors. The search runs in two
-branches after its first clip scan (its best and its second best candidate), the lower end
-kept. The number of objective evaluations is capped (``max_evaluations``, half of it for
-the second branch) so that the run time is bounded and deterministic; the scans are thinned
-on large supports.
+After training, the tightening heuristics (:ref:`theory-tightening`, ``tighten=True``) move
+the weights to enlarge the partition gap. Every candidate posterior is scored with the
+partition bound (the partition lower bounds at 16 bits, the Seeger / cross bound with the
+full KL and Newton's kl root, a few ulps from the certified one) on the Gibbs risk the engine
+computes (from the error counts for a Categorical posterior, from the rows in float32
+otherwise), so the values visited only steer the search. Choosing the posterior this way costs
+nothing in delta (the PAC-Bayes statement holds for all posteriors of the family
+simultaneously and b~, c~ are deterministic functions of the weights); the engine certifies
+the returned posterior from scratch in float64, at full resolution, and keeps the lower of
+the two certificates.
+
+Moves: H1 clips the smallest weights (a scan over how many), H2 moves single coordinates to
+enlarge the partition gap, H3 rescales the L1 norm (Dirichlet and Gaussian, whose objective is
+profiled over the scale); finally, Categorical and Dirichlet weights are re-assigned to the
+voters by their errors. The search runs in two branches after its first clip scan (its best
+and its second best candidate), the lower end kept. The number of objective evaluations is
+capped (``max_evaluations``, half of it for the second branch) so that the run time is
+bounded and deterministic; the scans are thinned on large supports.
 """
 
 import numpy as np
-import torch
 
+from skpacbayes.objectives._base import POSTERIORS, Bound, CertifiedValue, register, training_upper
+
+__all__ = ["Partition", "PartitionObjective", "tighten", "tighten_partition"]
+
+
+@register
+class Partition(Bound):
+    """The partition bound ``(Lup - b~) / (c~ - b~)``.
+
+    Parameters
+    ----------
+    tighten : bool
+        Run the tightening heuristics after the training.
+
+    The bound of :class:`~skpacbayes.PartitionBoundClassifier`.
+
+    Examples
+    --------
+    >>> from skpacbayes.objectives import Partition
+    >>> Partition(tighten=False).name
+    'Partition'
+    """
+
+    name = "Partition"
+    reads_counts = True
+
+    def __init__(self, tighten=True):
+        self.tighten = bool(tighten)
+
+    def valid_posteriors(self, n_classes, split):
+        if split or n_classes > 2:
+            return ("categorical", "dirichlet")
+        return POSTERIORS
+
+    @property
+    def follows_last_bits(self):
+        # the tightening scores partition terms that jump with the weights
+        return self.tighten
+
+    @property
+    def converge_every_start(self):
+        # the tightening's discontinuous search depends on the last bits of its start
+        return self.tighten
+
+    def training_objective(self, stats, kl, m, weights, delta):
+        return training_upper(stats["gibbs"], kl, m, delta, weights)
+
+    def search_counts(self, counts, delta):
+        return counts.exact_search(delta, tandem=False)
+
+    def certify(self, inputs):
+        from skpacbayes import bounds
+        from skpacbayes.engine.deployed import partition_terms
+
+        b_tilde, c_tilde = partition_terms(
+            inputs.family, inputs.natural, inputs.weights, inputs.vote_weights, inputs.groups
+        )
+        gibbs = inputs.statistics["gibbs"]
+        args = (gibbs, inputs.kl, inputs.m, inputs.delta)
+        gibbs_bound = float(bounds.pac_bayes_upper(*args, weights=inputs.weights))
+        value = bounds.partition_bound(*args, b_tilde, c_tilde, weights=inputs.weights)
+        return CertifiedValue(
+            value, gibbs_bound=gibbs_bound, b_tilde=float(b_tilde), c_tilde=float(c_tilde)
+        )
+
+    def recompute(self, certificate, delta):
+        from skpacbayes import bounds
+
+        return float(
+            bounds.partition_bound(
+                np.asarray(certificate.statistics["gibbs"]),
+                np.asarray(certificate.kl),
+                list(certificate.m),
+                delta,
+                certificate.b_tilde,
+                certificate.c_tilde,
+                weights=np.asarray(certificate.mixture_weights),
+            )
+        )
+
+    def refine(self, context, natural, mixture):
+        if not self.tighten:
+            return None
+        return tighten_partition(context, natural, mixture)
+
+
+# ---------------------------------------------------------------------------------------------
+# The tightening heuristics
+# ---------------------------------------------------------------------------------------------
 _SEARCH_BITS = 16
 _SCALES = np.exp(np.linspace(-4.0, 6.0, 11))
 _DIRICHLET_FLOORS = (1e-1, 1e-2, 1e-3)
@@ -45,20 +140,10 @@ class PartitionObjective:
 
     Parameters
     ----------
-    estimator : PartitionBoundClassifier
-        The estimator being fitted.
-    posteriors : list of Posterior
-        One per half.
-    m : list of int
-        Sample size of each half's statement.
-    groups : list of EvaluationGroup
-        The halves.
-    gibbs : callable
-        ``gibbs(g, nat)``: the empirical Gibbs risk of half ``g`` at the natural parameters
-        ``nat`` (raised by the allowances of a certificate); ``gibbs(g, nat, scales=ts)``:
-        those at ``t * nat`` for every ``t`` of ``ts``, as an array.
-    errors : list of ndarray
-        Errors of each voter of each half on its rows (for :meth:`sorted_by_errors`).
+    context : RefineContext
+        The family, delta, posteriors, sample sizes, groups, Gibbs risks (``gibbs(g,
+        nat)``, or ``gibbs(g, nat, scales=ts)`` for those at ``t * nat`` for every ``t``)
+        and voter errors of the fit.
     mixture : ndarray
         Mixture weights of the halves.
     max_evaluations : int
@@ -68,18 +153,16 @@ class PartitionObjective:
         one search; a value read from it is not counted as an evaluation).
     """
 
-    def __init__(
-        self, estimator, posteriors, m, groups, gibbs, errors, mixture, max_evaluations, cache=None
-    ):
-        self.estimator = estimator
-        self.posteriors = posteriors
-        self.m = list(m)
-        self.gibbs = gibbs
-        self.errors = errors
-        self.groups = groups
-        self.family = estimator.posterior
+    def __init__(self, context, mixture, max_evaluations, cache=None):
+        self.posteriors = context.posteriors
+        self.m = list(context.m)
+        self.gibbs = context.gibbs
+        self.errors = context.errors
+        self.groups = context.groups
+        self.family = context.family
+        self.delta = float(context.delta)
         self.mixture = np.asarray(mixture, dtype=np.float64)
-        self.offsets = np.cumsum([0] + [g.voters.size for g in groups])
+        self.offsets = np.cumsum([0] + [g.voters.size for g in self.groups])
         self.evaluations = 0
         self.max_evaluations = max_evaluations
         self.cache = {} if cache is None else cache
@@ -155,6 +238,8 @@ class PartitionObjective:
         (:func:`~skpacbayes.engine.deployed.partition_terms`),
         the kl roots in one call; each point gets its own KL.
         """
+        import torch
+
         from skpacbayes import bounds
         from skpacbayes.bounds._kl import newton_kl_inv_upper
         from skpacbayes.engine.certificate import _KL_SLACK
@@ -173,7 +258,7 @@ class PartitionObjective:
         h = len(direction)
         gibbs = np.array([self.gibbs(g, n, scales=ray) for g, n in enumerate(direction)]).T
         weights, _ = deployed_classifier(
-            self.estimator, self.posteriors, direction, mixture, self.groups
+            self.family, self.posteriors, direction, mixture, self.groups
         )
         terms = partition_terms(
             self.family, direction, mixture, weights, self.groups, bits=_SEARCH_BITS, scales=ray
@@ -188,9 +273,7 @@ class PartitionObjective:
                     kl[i, g] = float(post.kl(nat)) * (1 + _KL_SLACK) + _KL_SLACK
         # bounds.partition_bound with Newton's kl roots (NumPy, a tenth of the certified
         # search's time): the cross bound over the halves, each at delta / h
-        eps = bounds.seeger_epsilon(
-            kl, np.array(self.m, dtype=np.float64), float(self.estimator.delta) / h
-        )
+        eps = bounds.seeger_epsilon(kl, np.array(self.m, dtype=np.float64), self.delta / h)
         l_up = np.fmin(1.0, newton_kl_inv_upper(gibbs, eps) @ mixture)
         values = [
             bounds.triple_bound(float(u), b, c) for u, (b, c) in zip(l_up, terms, strict=True)
@@ -366,13 +449,11 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40, h1_ra
     return best, best_value
 
 
-def tighten_partition(
-    estimator, posteriors, m, groups, gibbs, errors, natural, mixture, max_evaluations=600
-):
+def tighten_partition(context, natural, mixture, max_evaluations=600):
     """Apply :func:`tighten` to a trained posterior; returns (natural, mixture).
 
-    The arguments but ``natural`` and ``max_evaluations`` are those of
-    :class:`PartitionObjective`. The search runs in two branches, with budgets of
+    ``context`` and ``mixture`` are those of :class:`PartitionObjective`. The search runs in
+    two branches, with budgets of
     ``max_evaluations`` and half of it (the values of the first are read by the second for
     free, its first clip scan among them): the first clip scan moves to its best candidate,
     then to its second best distinct value (:func:`tighten`'s ``h1_rank``); the lower end is
@@ -387,25 +468,23 @@ def tighten_partition(
     cache = {}
 
     def objective_of(budget):
-        return PartitionObjective(
-            estimator, posteriors, m, groups, gibbs, errors, mixture, budget, cache
-        )
+        return PartitionObjective(context, mixture, budget, cache)
 
     objective = objective_of(max_evaluations)
     start = objective.flatten(natural, mixture)
     branches = [
-        tighten(start, objective_of(int(share * max_evaluations)), estimator.posterior, h1_rank=r)
+        tighten(start, objective_of(int(share * max_evaluations)), context.family, h1_rank=r)
         for r, share in enumerate(_BRANCH_BUDGETS)
     ]
     theta, value = min(branches, key=lambda branch: branch[1])  # the first on a tie
-    if estimator.posterior != "gaussian":  # weights >= 0
+    if context.family != "gaussian":  # weights >= 0
         final = objective_of(_SCALES.size + 1)
         rearranged = final.sorted_by_errors(theta)
         if not np.array_equal(rearranged, theta):
-            new_value, t = _profiled(final, rearranged, estimator.posterior == "dirichlet")
+            new_value, t = _profiled(final, rearranged, context.family == "dirichlet")
             if new_value < value:
                 theta = t * rearranged
-    if estimator.posterior == "dirichlet":
+    if context.family == "dirichlet":
         theta = np.maximum(theta, np.finfo(np.float64).tiny)  # alpha must stay > 0
     new_natural, new_mixture = objective.unflatten(theta)
     return [np.asarray(n, dtype=np.float64) for n in new_natural], np.asarray(new_mixture)

@@ -1,0 +1,127 @@
+"""The votes of the training rows, pass after pass, in chunks of rows (in memory).
+
+The counterpart of :mod:`skpacbayes.engine.dask_passes` for a dask array: the same passes
+(the counts, the errors of a weighted vote, the whole matrix), computed here in the process.
+"""
+
+import numpy as np
+
+from skpacbayes.engine.sharing import rows_key, shared_entries
+from skpacbayes.engine.statistics import count_statistics
+
+__all__ = ["VotePasses", "shared_vote_matrix"]
+
+_KEEP_VOTES_BYTES = 512 * 2**20  # vote matrix kept between passes (else computed again)
+_CHUNK_ROWS = 2**16
+
+
+def shared_vote_matrix(voters, X):
+    """``voters.votes(X)``; within a :func:`~skpacbayes.engine.sharing.shared_votes` block,
+    computed once per
+    (voters, ``X``) and read-only.
+
+    The prediction side of the sharing: the fits of a block that predict on the same rows
+    (a benchmark's test rows) read one vote matrix, the one their training computed when
+    ``X`` is the training sample.
+
+    Parameters
+    ----------
+    voters : voter bank
+        Fitted.
+    X : {ndarray, sparse matrix} of shape (n_rows, n_features)
+        Rows.
+
+    Returns
+    -------
+    ndarray of shape (n_rows, n_voters)
+        The votes (read-only within a block).
+    """
+    if shared_entries() is None:
+        return voters.votes(X)
+    return VotePasses(voters, X).whole()
+
+
+class VotePasses:
+    """The votes of the training rows, pass after pass, in chunks of rows.
+
+    The vote matrix is computed chunk by chunk from the voters and ``X``; when it fits in
+    ``keep_bytes`` the chunks are kept for the next pass, otherwise each pass computes them
+    again, so that a pass over more rows than fit in memory holds one chunk at a time.
+
+    Parameters
+    ----------
+    voters : voter bank
+        Fitted.
+    X : {ndarray, sparse matrix} of shape (n_rows, n_features)
+        The training rows.
+    keep_bytes : int, default=512 MiB
+        Largest vote matrix kept between passes.
+    chunk_rows : int, default=65536
+        Rows per chunk.
+    """
+
+    def __init__(self, voters, X, keep_bytes=_KEEP_VOTES_BYTES, chunk_rows=_CHUNK_ROWS):
+        self.voters = voters
+        self.X = X
+        self.n_rows = X.shape[0]
+        self.chunk_rows = max(1, int(chunk_rows))
+        itemsize = 1 if voters.n_classes_ <= 127 else 8
+        self._keep = self.n_rows * voters.n_voters_ * itemsize <= keep_bytes
+        self._kept = None
+        self._shared = shared_entries() if self._keep else None
+        if self._shared is not None:
+            entry = self._shared.get((id(voters), rows_key(X)))
+            self._kept = None if entry is None else entry[2]
+
+    def _store(self, kept):
+        """Keep ``kept`` (read-only) for the next passes, and for the other fits of a
+        :func:`~skpacbayes.engine.sharing.shared_votes` block."""
+        for _, votes in kept:
+            votes.setflags(write=False)
+        self._kept = kept
+        if self._shared is not None:
+            self._shared[(id(self.voters), rows_key(self.X))] = (self.voters, self.X, kept)
+
+    def chunks(self):
+        """Yield ``(start, votes)`` for consecutive chunks of rows."""
+        if self._kept is not None:
+            yield from self._kept
+            return
+        kept = [] if self._keep else None
+        for start in range(0, self.n_rows, self.chunk_rows):
+            votes = self.voters.votes(self.X[start : start + self.chunk_rows])
+            if kept is not None:
+                kept.append((start, votes))
+            yield start, votes
+        if kept is not None:
+            self._store(kept)
+
+    def statistics(self, y_idx, scheme, pairs, device="cpu"):
+        """One pass: the counts of :func:`count_statistics`."""
+        return count_statistics(self.chunks(), y_idx, scheme, pairs, device=device)
+
+    def vote_errors(self, y_idx, weights, n_classes, rows):
+        """One pass: where the weighted vote errs on the rows ``rows`` (bool mask).
+
+        Returns the number of errors and of rows (ties count as errors).
+        """
+        from skpacbayes.engine.vote import vote_errors
+
+        wrong = 0
+        for start, votes in self.chunks():
+            stop = start + votes.shape[0]
+            errs = vote_errors(votes, y_idx[start:stop], weights, n_classes)
+            wrong += int(np.count_nonzero(errs & rows[start:stop]))
+        return wrong, int(np.count_nonzero(rows))
+
+    def whole(self):
+        """The whole vote matrix (the per-row optimisers need it)."""
+        if self._kept is not None and len(self._kept) == 1:
+            return self._kept[0][1]
+        if self._kept is not None:
+            votes = np.concatenate([chunk for _, chunk in self._kept])
+        else:
+            votes = self.voters.votes(self.X)
+        if self._keep:
+            self._store([(0, votes)])
+        return votes

@@ -1,0 +1,426 @@
+"""The row path: a posterior trained on the 0/1 error matrix, certified on every row in float64.
+
+The per-row families (Dirichlet, Gaussian, the binomial bound, a bound that trains the vote's
+cross-entropy) hold the error matrix once in float32 (:class:`~skpacbayes.engine.problem.
+RowProblem`) and minimise the training objective full batch by L-BFGS from up to four starts,
+the lowest end kept (or by mini-batch Adam, the reference paper's protocol, and when the matrix
+exceeds a memory budget); the certificate recomputes every stochastic loss in float64.
+"""
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import torch
+
+from skpacbayes._sync import trusted_inputs
+from skpacbayes.engine.certificate import _STAT_SLACK
+from skpacbayes.engine.certify import better, certify, result
+from skpacbayes.engine.descent import caught_up, mixture_weights, run_lbfgs, stack_stats
+from skpacbayes.engine.exact_search import gibbs_search
+from skpacbayes.engine.mixture import mixture_scores
+from skpacbayes.engine.optimisers import (
+    MIN_STEPS_PER_EPOCH,
+    POLISH_MAX_ITER,
+    polish,
+    to_device,
+    train,
+)
+from skpacbayes.engine.problem import RowProblem, error_matrix_bytes
+from skpacbayes.engine.spec import RefineContext
+from skpacbayes.engine.statistics import EvaluationGroup
+from skpacbayes.engine.vote import _strict_argmax_is, vote_errors
+from skpacbayes.engine.vote_loss import (
+    vote_cross_entropy,
+    vote_target,
+    vote_training_errors,
+)
+
+__all__ = ["ERROR_MATRIX_BYTES", "RowContext", "fit_on_rows", "row_objective", "train_rows"]
+
+#: largest error matrix the full-batch solver holds with ``solver="auto"`` (else Adam)
+ERROR_MATRIX_BYTES = 2**31
+_START_SCALES = np.logspace(-1.0, 3.0, 9)  # the scales scanned for the per-row starts
+_START_MIX = 1e-3  # weight of the prior in the mapped starts (every coordinate stays > 0)
+
+
+def fit_on_rows(spec, votes, y_idx, scheme, seed, device):
+    """The row path: train on the error matrix in float32, certify every stochastic loss in
+    float64; returns a :class:`~skpacbayes.engine.spec.FitResult`."""
+    groups = scheme.groups
+    solver = spec.solver
+    if solver == "auto":
+        too_large = error_matrix_bytes(groups) > ERROR_MATRIX_BYTES
+        solver = "adam" if too_large else "lbfgs"
+    train_problem = RowProblem(
+        spec,
+        votes,
+        y_idx,
+        groups,
+        device,
+        torch.float32,
+        hold_errors=error_matrix_bytes(groups) <= ERROR_MATRIX_BYTES or solver == "lbfgs",
+    )
+    natural, mixture, history, n_iter, kept = train_rows(spec, train_problem, seed, solver)
+    spec.log(
+        f"{solver} on the {votes.shape[0]} x {votes.shape[1]} votes: {n_iter} "
+        f"{'epochs' if solver == 'adam' else 'iterations'}"
+    )
+    context = RowContext(spec, votes, y_idx, groups, device, seed, solver, kept)
+    natural, trained_details = spec.bound.after_training(context, natural)
+    cert_problem = RowProblem(spec, votes, y_idx, groups, torch.device("cpu"), torch.float64)
+
+    def group_statistics(g, nat):
+        with torch.no_grad():
+            r = cert_problem.losses(g, torch.from_numpy(np.asarray(nat, dtype=np.float64)))
+        tol = cert_problem.posteriors[g].loss_tolerance
+        r_lo = torch.clamp(r - tol, 0.0, 1.0).numpy()
+        r_hi = torch.clamp(r + tol, 0.0, 1.0).numpy()
+        stats = spec.bound.statistics(r_lo, r_hi, np.mean)
+        sign = {"disagreement": -1.0}
+        return {
+            k: min(1.0, max(0.0, float(v) + sign.get(k, 1.0) * _STAT_SLACK))
+            for k, v in stats.items()
+        }
+
+    def deployed_errors(natural, mixture, weights, deployed, rows):
+        if deployed == "mixture_bayes":
+            scores = mixture_scores(
+                cert_problem.posteriors, natural, mixture, groups, votes, decide=True
+            )
+            wrong = ~_strict_argmax_is(scores, y_idx)
+        else:
+            wrong = vote_errors(votes, y_idx, weights, spec.n_classes)
+        return int(np.count_nonzero(wrong & rows)), int(np.count_nonzero(rows))
+
+    def certify_at(natural, mixture):
+        return certify(
+            spec,
+            cert_problem.posteriors,
+            natural,
+            mixture,
+            scheme,
+            cert_problem.m,
+            group_statistics,
+            deployed_errors,
+            {},
+            problem=cert_problem,
+        )
+
+    certified = certify_at(natural, mixture)
+    if trained_details is not None:
+        certificate, *rest = certified
+        details = {**certificate.details, **trained_details}
+        certified = (replace(certificate, details=details), *rest)
+
+    def search_inputs():
+        # The search scores its candidates in float32 on the training rules (on CPU, where
+        # it reads its weights): its values only steer it. The posterior it returns is
+        # certified from scratch.
+        search = train_problem
+        if search.device.type != "cpu" or search.errors is None:
+            search = RowProblem(spec, votes, y_idx, groups, torch.device("cpu"), torch.float32)
+        errors = [search.voter_errors(g) for g in range(search.n_groups)]
+        return search.posteriors, search.m, search.gibbs, errors
+
+    refined = spec.bound.refine(
+        RefineContext(spec.posterior, spec.delta, groups, search_inputs), natural, mixture
+    )
+    if refined is not None:
+        certified = better(certified, certify_at(*refined))
+    return result(certified, mixture, history, n_iter, solver)
+
+
+class RowContext:
+    """What a bound reads after the training on the rows
+    (:meth:`~skpacbayes.objectives.Bound.after_training`): the fit's specification, votes,
+    labels, groups and a way to train the same way on some of the rows."""
+
+    def __init__(self, spec, votes, y_idx, groups, device, seed, solver, kept):
+        self.spec = spec
+        self.votes = votes
+        self.y_idx = y_idx
+        self.groups = groups
+        self.seed = seed
+        self._device = device
+        self._solver = solver
+        self._kept = kept
+
+    def vote_weights_trained_on(self, voters, samples):
+        """The vote weights (NumPy) of the posterior trained as the fit was, on the rows
+        ``samples`` and the voters ``voters``, from the start whose run the fit kept."""
+        fold = RowProblem(
+            self.spec,
+            self.votes,
+            self.y_idx,
+            [EvaluationGroup(voters, samples)],
+            self._device,
+            torch.float32,
+        )
+        natural = train_rows(self.spec, fold, self.seed, self._solver, self._kept)[0]
+        return fold.posteriors[0].vote_weights(torch.from_numpy(natural[0])).numpy()
+
+
+def row_objective(spec, problem):
+    """``objective(raws, weights, rows_list=None)``: the training objective on the rows."""
+    h = problem.n_groups
+    delta = float(spec.delta)
+    # constants of the objective, on the device once (a copy per step would wait for it)
+    m = torch.tensor(problem.m, dtype=torch.float32).to(problem.device)
+    mean = torch.mean
+
+    def objective(raws, weights, rows_list=None, shared=False, losses=None):
+        rows_list = [None] * h if rows_list is None else rows_list
+        nats = [post.natural(raw) for post, raw in zip(problem.posteriors, raws, strict=True)]
+        if spec.bound.trains_vote:
+            return vote_cross_entropy(problem, nats, rows_list)
+        stats = []
+        for g in range(h):
+            if losses is not None:  # computed by the caller (a scan along a ray)
+                r = losses[g]
+            elif shared:  # no gradient; the losses of the other fits of a block, where there are
+                r = problem.shared_losses(g, nats[g])
+            else:
+                r = problem.losses(g, nats[g], rows_list[g])
+            stats.append(spec.bound.statistics(r, r, mean))
+        kl = torch.stack([post.kl(nat) for post, nat in zip(problem.posteriors, nats, strict=True)])
+        return spec.bound.training_objective(stack_stats(stats), kl, m, weights, delta)
+
+    return objective
+
+
+def train_rows(spec, problem, seed, solver, start=None):
+    """Minimise the bound's training objective on ``problem`` (a float32 :class:`RowProblem`).
+
+    L-BFGS runs from the prior and from each start of :func:`_row_starts`, or from
+    ``start`` alone (one of their names; a Gibbs start dropped on this problem, as the best
+    voter's, is the best voter's). Returns float64 natural parameters, the mixture weights,
+    the history, the iterations and the name of the start whose run was kept (``"prior"``
+    for Adam).
+    """
+    generator = torch.Generator(device="cpu").manual_seed(seed)
+    prior = [
+        post.init_raw(generator=generator, dtype=torch.float32, device=problem.device)
+        for post in problem.posteriors
+    ]
+    if spec.max_epochs == 0 or solver == "adam":
+        return (*_train_adam(spec, problem, prior, generator), "prior")
+    objective = row_objective(spec, problem)
+
+    def checked_free(raws, weights, **kwargs):
+        with trusted_inputs():
+            return objective(raws, weights, **kwargs)
+
+    starts = {"prior": ([raw.detach() for raw in prior], None)}
+    # L-BFGS from the prior and from every mapped start, the lowest end kept: a start's
+    # objective does not tell where its descent ends
+    fixed = spec.bound.fixed_mixture_weight
+    alpha_raw = torch.zeros((), device=problem.device)
+    weights = mixture_weights(alpha_raw, fixed, problem.n_groups, torch.float32, problem.device)
+    if start != "prior":
+        wanted = None if start is None else {start}
+        starts.update(_row_starts(spec, problem, checked_free, weights, wanted))
+    if start is not None:  # a Gibbs start dropped here comes back as the best voter's
+        name = start if start in starts else "best voter"
+        starts = {name: starts[name]}
+    rank = None
+    if spec.bound.trains_vote:
+        # the bound reads the vote's training errors, which the cross-entropy only steers:
+        # each run keeps its evaluated point with the fewest, and the run that ends with the
+        # fewest is kept (the bound holds for every weight vector at once, so the choice
+        # keeps it)
+        def rank(raws):
+            nats = [post.natural(raw) for post, raw in zip(problem.posteriors, raws, strict=True)]
+            return vote_training_errors(problem, nats)
+
+    # A run that arrives where an earlier one ended stops there and counts at that end (the
+    # earlier run, which went on to converge, is kept). Not with a rank, whose runs are judged
+    # by the training errors of their points, nor where the bound asks every run to converge.
+    stops = rank is None and not spec.bound.converge_every_start
+    runs, ends = {}, {}
+    for name, (raws, _) in starts.items():
+        # (the histories hold finite values or +inf: minimize_lbfgs maps the others to +inf)
+        level = min((min(run[2]) for run in runs.values()), default=math.inf)
+        level = level if stops else math.inf
+        run = runs[name] = run_lbfgs(
+            spec, problem.posteriors, checked_free, raws, rank=rank, level=level
+        )
+        end = min(run[2], default=math.inf)
+        ends[name] = max(end, level) if caught_up(run[2], level) else end
+    if rank is not None:
+        ends = {
+            name: vote_training_errors(
+                problem, [torch.from_numpy(nat).to(problem.device, problem.dtype) for nat in run[0]]
+            )
+            for name, run in runs.items()
+        }
+    name = min(ends, key=ends.get)  # the first on a tie
+    spec.log(
+        "starts: "
+        + ", ".join(f"{k} {v:.6f}" for k, (_, v) in starts.items() if v is not None)
+        + ("; L-BFGS ends: " if rank is None else "; L-BFGS ends (training errors): ")
+        + ", ".join(f"{k} {v:.6f}" if rank is None else f"{k} {int(v)}" for k, v in ends.items())
+        + f"; kept the {name}"
+    )
+    return (*runs[name], name)
+
+
+def _row_starts(spec, problem, objective, weights, names=None):
+    """Starts beyond the prior: the first-order Gibbs optimum, the best single voter and the
+    vote of least cross-entropy (those of ``names`` only, when given; a Gibbs start asked
+    for and dropped is replaced by the best voter's).
+
+    The first two come from the error counts of each half (the Gibbs start is dropped when it
+    is the best voter's, to 0.99 in cosine), the third from the rows
+    (:func:`~skpacbayes.engine.vote_loss.vote_target`: a good vote whose Gibbs risk is high,
+    a basin the other starts can miss). A Gaussian start is the target weights (mixed with
+    ``_START_MIX`` of uniform weights) times a scale chosen on ``_START_SCALES`` by the
+    objective, a Dirichlet start the prior's concentrations plus such a scaled target, a
+    Categorical start the target mixed with the uniform weights at the share (``scale /
+    1000``, at most 1) chosen on the same grid. Returns ``{name: (raws, objective)}``.
+    """
+    h = problem.n_groups
+    delta = float(spec.delta)
+    names = ("gibbs", "best voter", "vote") if names is None else names
+    targets = {"gibbs": [], "best voter": [], "vote": []}
+    for g in range(h):
+        if "vote" in names:
+            targets["vote"].append(vote_target(problem, g))
+        rates = problem.voter_errors(g) / problem.m[g]
+        targets["gibbs"].append(gibbs_search(rates, problem.m[g], delta / h)[0])
+        one_hot = np.zeros(rates.size)
+        one_hot[int(np.argmin(rates))] = 1.0
+        targets["best voter"].append(one_hot)
+    # a Gibbs optimum that is (nearly) the best voter alone adds nothing: one start
+    if all(q @ b > 0.99 for q, b in zip(targets["gibbs"], targets["best voter"], strict=True)):
+        del targets["gibbs"]
+        names = {*names, "best voter"} if "gibbs" in names else names
+    targets = {name: target for name, target in targets.items() if name in names}
+    family = spec.posterior
+    starts = {}
+    for name, target in targets.items():
+        mixed = [(1 - _START_MIX) * q + _START_MIX / q.size for q in target]
+
+        def raws_at(scale, mixed=mixed):
+            out = []
+            for post, q in zip(problem.posteriors, mixed, strict=True):
+                if family == "dirichlet":  # the prior's concentrations plus the target's
+                    nat = post.prior.numpy() + scale * q.size * q
+                elif family == "gaussian":
+                    nat = scale * np.sqrt(q.size) * q
+                else:  # the target mixed with the uniform prior (scales above 1: none)
+                    share = min(1.0, scale / _START_SCALES[-1])
+                    nat = share * q + (1.0 - share) / q.size
+                out.append(
+                    post.raw_from_natural(torch.from_numpy(nat))
+                    .to(device=problem.device, dtype=torch.float32)
+                    .detach()
+                )
+            return out
+
+        with torch.no_grad():
+            if family == "gaussian" and not spec.bound.trains_vote:
+                # the points are the scales times the point at scale 1: the losses of the ray
+                # at once (the sums of the weights formed once, scaled_stochastic_losses)
+                scales = [float(t) for t in _START_SCALES]
+                unit = raws_at(1.0)
+                rays = [
+                    problem.shared_losses(g, post.natural(raw), scales=scales)
+                    for g, (post, raw) in enumerate(zip(problem.posteriors, unit, strict=True))
+                ]
+                values = [
+                    float(objective(raws_at(t), weights, losses=[ray[i] for ray in rays]))
+                    for i, t in enumerate(_START_SCALES)
+                ]
+            else:
+                values = [float(objective(raws_at(t), weights, shared=True)) for t in _START_SCALES]
+        values = [v if math.isfinite(v) else math.inf for v in values]
+        best = int(np.argmin(values))
+        starts[name] = (raws_at(_START_SCALES[best]), values[best])
+    return starts
+
+
+def _train_adam(spec, problem, raws, generator):
+    """Mini-batch Adam (the reference paper's protocol), then a full-batch L-BFGS polish."""
+    device = problem.device
+    h = problem.n_groups
+    fixed_alpha = spec.bound.fixed_mixture_weight
+    alpha_raw = torch.zeros((), dtype=torch.float32, device=device, requires_grad=True)
+    params = raws + ([alpha_raw] if h > 1 and fixed_alpha is None else [])
+    objective = row_objective(spec, problem)
+    fixed_weights = None
+    if h == 1 or fixed_alpha is not None:
+        fixed_weights = mixture_weights(alpha_raw, fixed_alpha, h, torch.float32, device)
+
+    def weights():
+        if fixed_weights is not None:
+            return fixed_weights
+        return mixture_weights(alpha_raw, fixed_alpha, h, torch.float32, device)
+
+    rows_cpu = [rows.cpu() for rows in problem.rows]
+
+    def prepare_epoch(batches):
+        """Rows of each half in each mini-batch, found on the host, sent in one copy."""
+        plans, pieces, size = [], [], 0
+        for index in batches:
+            plan = []
+            for g in range(h):
+                rows = rows_cpu[g][index]
+                rows = rows[rows >= 0]
+                if rows.numel() == 0:
+                    plan = None  # a half without rows: a constant objective, no step
+                    break
+                plan.append((size, size + rows.numel()))
+                pieces.append(rows)
+                size += rows.numel()
+            plans.append(plan)
+        flat = to_device(torch.cat(pieces), device) if pieces else None
+        return [None if plan is None else [flat[a:b] for a, b in plan] for plan in plans]
+
+    def batch_objective(rows_list):
+        if rows_list is None:
+            return torch.zeros((), device=device)
+        return objective(raws, weights(), rows_list)
+
+    def full_objective():
+        with torch.no_grad():
+            return objective(raws, weights()).detach()
+
+    result = train(
+        params,
+        batch_objective,
+        full_objective,
+        problem.n_samples,
+        max_epochs=spec.max_epochs,
+        batch_size=spec.batch_size,
+        learning_rate=spec.learning_rate,
+        early_stopping_patience=spec.early_stopping_patience,
+        min_steps_per_epoch=MIN_STEPS_PER_EPOCH,
+        generator=generator,
+        verbose=spec.verbose,
+        prepare_epoch=prepare_epoch,
+    )
+    best = result.params
+    # no polish for a bound that trains the vote's cross-entropy, nor for max_epochs=0 (the
+    # starting point is deployed as is)
+    if not spec.bound.trains_vote and spec.max_epochs > 0:
+        with torch.no_grad():
+            for p, b in zip(params, best, strict=True):
+                p.copy_(b)
+        before, after = polish(
+            params, lambda: objective(params[:h], weights()), max_iter=POLISH_MAX_ITER
+        )
+        if after < before:
+            best = [p.detach().clone() for p in params]
+    with torch.no_grad():
+        nats = [
+            post.natural(raw.detach().to("cpu", torch.float64))
+            for post, raw in zip(problem.posteriors, best[:h], strict=True)
+        ]
+        if h > 1 and fixed_alpha is None:
+            alpha = float(torch.sigmoid(best[h].double()))
+        else:
+            alpha = 0.5 if fixed_alpha is None else fixed_alpha
+    natural = [nat.numpy().copy() for nat in nats]
+    mixture = np.array([1.0]) if h == 1 else np.array([alpha, 1.0 - alpha])
+    return natural, mixture, result.history, result.n_iter

@@ -1,0 +1,137 @@
+"""What the engine is handed (:class:`FitSpec`) and what it hands back (:class:`FitResult`)."""
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from skpacbayes.engine.certificate import Certificate
+
+__all__ = ["FitResult", "FitSpec", "RefineContext", "make_posterior"]
+
+
+@dataclass(frozen=True)
+class FitSpec:
+    """A fit's specification: the bound, the posterior family and the optimiser's options.
+
+    Parameters
+    ----------
+    bound : Bound
+        The bound (a :class:`~skpacbayes.objectives.Bound`) to train and certify.
+    posterior : {"categorical", "dirichlet", "gaussian"}
+        The posterior family.
+    prior : float or None
+        The family's prior parameter (None: its default).
+    delta : float
+        The certificate holds with probability at least ``1 - delta``.
+    n_classes : int
+        Number of classes.
+    solver : {"auto", "lbfgs", "adam"}
+        How the bound is minimised.
+    max_epochs, batch_size, learning_rate, early_stopping_patience
+        The iterative solvers' budget and Adam's settings.
+    device : str or torch.device
+        Torch device of the training.
+    verbose : int
+        Progress lines (one per optimiser run above 0, every L-BFGS iteration above 1).
+    n_jobs : int or None
+        Threads of the training's torch operations.
+    label : str
+        What the progress lines are prefixed with (the estimator's name).
+    """
+
+    bound: Any
+    posterior: str
+    prior: float | None
+    delta: float
+    n_classes: int
+    solver: str = "auto"
+    max_epochs: int = 100
+    batch_size: int = 1024
+    learning_rate: float = 0.1
+    early_stopping_patience: int = 25
+    device: Any = "cpu"
+    verbose: int = 0
+    n_jobs: int | None = None
+    label: str = "skpacbayes"
+
+    def log(self, message):
+        """Print a progress line when ``verbose``."""
+        if self.verbose:
+            print(f"[{self.label}] {message}", flush=True)
+
+
+@dataclass
+class FitResult:
+    """The fitted posterior, the deployed vote and its certificate."""
+
+    natural: list
+    mixture_weights: np.ndarray
+    vote_weights: np.ndarray
+    deployed: str
+    history: list
+    n_iter: int
+    certificate: Certificate
+    solver: str
+
+
+class RefineContext:
+    """What a bound's refinement (:meth:`~skpacbayes.objectives.Bound.refine`) reads.
+
+    The search's inputs are built on first use (a refinement that does not run costs
+    nothing).
+
+    Parameters
+    ----------
+    family : str
+        The posterior family.
+    delta : float
+        The confidence parameter.
+    groups : list of EvaluationGroup
+        The halves.
+    build : callable
+        ``build()`` returns ``(posteriors, m, gibbs, errors)``: one posterior per half, the
+        sample size of each half's statement, ``gibbs(g, nat)`` the empirical Gibbs risk of
+        half ``g`` at the natural parameters ``nat`` (raised by the allowances of a
+        certificate; ``gibbs(g, nat, scales=ts)``: those at ``t * nat`` for every ``t`` of
+        ``ts``, as an array), and the errors of each voter of each half on its rows.
+    """
+
+    def __init__(self, family, delta, groups, build):
+        self.family = family
+        self.delta = float(delta)
+        self.groups = groups
+        self._build = build
+        self._built = None
+
+    def _inputs(self):
+        if self._built is None:
+            self._built = self._build()
+        return self._built
+
+    @property
+    def posteriors(self):
+        return self._inputs()[0]
+
+    @property
+    def m(self):
+        return self._inputs()[1]
+
+    @property
+    def gibbs(self):
+        return self._inputs()[2]
+
+    @property
+    def errors(self):
+        return self._inputs()[3]
+
+
+def make_posterior(name, n_voters, n_classes, prior=None):
+    """Instantiate the posterior family ``name`` (``prior``: None or a float, broadcast)."""
+    from skpacbayes.posteriors import Categorical, Dirichlet, Gaussian
+
+    family = {"categorical": Categorical, "dirichlet": Dirichlet, "gaussian": Gaussian}[name]
+    try:
+        return family(n_voters, n_classes, prior=None if prior is None else float(prior))
+    except ValueError as exc:
+        raise ValueError(f"Invalid prior={prior!r} for the {name} posterior: {exc}") from exc

@@ -1,0 +1,40 @@
+"""The first-order ("factor 2") bound: twice the Seeger bound on the Gibbs risk.
+
+Reads the Gibbs risk, the mean stochastic loss (on the counts with a Categorical posterior,
+where the exact search finds its optimum); certifies out-of-bag banks; works out of core.
+"""
+
+from skpacbayes.objectives._base import Bound, register, training_upper
+
+__all__ = ["FirstOrder"]
+
+
+@register
+class FirstOrder(Bound):
+    """``2 kl^-1(mean r, (KL + ln(2 sqrt(m) / delta)) / m)`` (:ref:`theory-classical`).
+
+    The bound of :class:`~skpacbayes.FirstOrderBoundClassifier`.
+
+    Examples
+    --------
+    >>> from skpacbayes import FirstOrderBoundClassifier
+    >>> from skpacbayes.objectives import FirstOrder
+    >>> FirstOrder().name
+    'FO'
+    """
+
+    name = "FO"
+    reads_counts = True
+    certifies_out_of_bag = True
+
+    def value(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import first_order_bound
+
+        return first_order_bound(stats["gibbs"], kl, m, delta, weights=weights)
+
+    def training_objective(self, stats, kl, m, weights, delta):
+        # the bound without its clipping at 1 (whose gradient vanishes)
+        return 2 * training_upper(stats["gibbs"], kl, m, delta, weights)
+
+    def search_counts(self, counts, delta):
+        return counts.exact_search(delta, tandem=False)

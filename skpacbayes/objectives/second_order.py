@@ -1,0 +1,44 @@
+"""The second-order (tandem) bound: four times the Seeger bound on the tandem risk.
+
+Reads the tandem risk, the mean squared stochastic loss (on the pair counts with a
+Categorical posterior, where the exact search finds its optimum); certifies out-of-bag banks;
+works out of core.
+"""
+
+from skpacbayes.objectives._base import Bound, register, training_upper
+
+__all__ = ["SecondOrder"]
+
+
+@register
+class SecondOrder(Bound):
+    """``4 kl^-1(mean r^2, (2 KL + ln(2 sqrt(m) / delta)) / m)`` (:ref:`theory-classical`).
+
+    The bound of :class:`~skpacbayes.SecondOrderBoundClassifier`.
+
+    Examples
+    --------
+    >>> from skpacbayes import SecondOrderBoundClassifier
+    >>> from skpacbayes.objectives import SecondOrder
+    >>> SecondOrder().name
+    'SO'
+    """
+
+    name = "SO"
+    statistic_keys = ("tandem",)
+    reads_counts = True
+    certifies_out_of_bag = True
+
+    def statistics(self, r_lo, r_hi, mean):
+        return {"tandem": mean(r_hi * r_hi)}
+
+    def value(self, stats, kl, m, weights, delta):
+        from skpacbayes.bounds import second_order_bound
+
+        return second_order_bound(stats["tandem"], kl, m, delta, weights=weights)
+
+    def training_objective(self, stats, kl, m, weights, delta):
+        return 4 * training_upper(stats["tandem"], 2 * kl, m, delta, weights)
+
+    def search_counts(self, counts, delta):
+        return counts.exact_search(delta, tandem=True)
