@@ -1,6 +1,7 @@
 """Smoke tests of the comparison benchmark and the command line."""
 
 import json
+import shlex
 import socket
 from pathlib import Path
 
@@ -441,3 +442,35 @@ def test_demo_arguments(monkeypatch, capsys):
     assert seen["methods"] is None  # every method
     captured = capsys.readouterr()
     assert "| Certified |" in captured.out and "CertifiedVoteClassifier" in captured.err
+    # the banner states every setting, and the command it prints runs the same comparison
+    banner = " ".join(captured.err.split())
+    for text in ("1 seed", "categorical posterior", "at most 10 epochs", "50 trees"):
+        assert text in banner
+    assert "delta = 0.05" in banner and "1 process" in banner
+    (command,) = [
+        line.split(": ", 1)[1] for line in captured.err.splitlines() if "same table" in line
+    ]
+    assert command.startswith("skpacbayes compare ")
+    demo = dict(seen)
+    seen.clear()
+    assert main(shlex.split(command)[1:]) == 0
+    assert seen == demo
+    assert capsys.readouterr().out == captured.out
+
+
+def test_tables_print_no_empty_column():
+    """A family no method ran has no column; a reference row with no figure is left out."""
+    row = dict(seed=0, train_error=0.1, fit_time=1.0, n_iter=3, delta=0.05, test_error=0.2)
+    rows = [
+        dict(row, dataset="haberman", method=m, posterior=p, bound=0.3, chosen="categorical")
+        for m in ("Partition", "HoldOut")
+        for p in ("categorical", "best")
+    ]
+    text = format_table(CompareResult("haberman", rows, {"seeds": 1, "delta": 0.05}))
+    assert "| method | categorical |" in text and "dirichlet" not in text
+    assert "| reference | 37.8±0.5 / 26.5±1.8 | n/a |" in text
+    assert "| Partition (reference) | 37.8±0.5 / 26.5±1.8 |" in text
+    holdout = [r for r in rows if r["method"] == "HoldOut"]
+    text = format_table(CompareResult("haberman", holdout, {"seeds": 1, "delta": 0.05}))
+    assert "| HoldOut | 30.0 / 20.0 |" in text
+    assert "reference" not in text  # no published figure for HoldOut, no Partition row

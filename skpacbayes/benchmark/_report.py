@@ -60,9 +60,10 @@ def format_table(result):
     -------
     str
         Markdown tables: the best family per method (with the reference values of the
-        paper where known), then every family per method, a legend naming what each
-        column is, and the wall time. Cells are ``bound / test error`` in percent, with
-        the standard deviation over the seeds (``±``) when there are several.
+        paper where known), then every family run per method (a family no method ran has
+        no column), a legend naming what each column is, and the wall time. Cells are
+        ``bound / test error`` in percent, with the standard deviation over the seeds
+        (``±``) when there are several.
 
     Examples
     --------
@@ -93,34 +94,38 @@ def format_table(result):
         "|---|" + "---|" * len(methods),
         "| ours (best family) | " + " | ".join(_cell(summary[f"{m}/best"]) for m in methods) + " |",
     ]
-    ref = TABLE2.get(name)
-    if ref:
-        cells = []
-        for m in methods:
-            if m == "Occam" and name in OCCAM:
-                b, t = OCCAM[name]
-                cells.append(f"{b:.1f} / {t:.1f}")
-            elif m in ref:
-                b, bs, t, ts = ref[m]
-                cells.append(f"{b:.1f}±{bs:.1f} / {t:.1f}±{ts:.1f}")
-            else:
-                cells.append("n/a")
+    ref = TABLE2.get(name, {})
+    cells = []
+    for m in methods:
+        if m == "Occam" and name in OCCAM:
+            b, t = OCCAM[name]
+            cells.append(f"{b:.1f} / {t:.1f}")
+        elif m in ref:
+            b, bs, t, ts = ref[m]
+            cells.append(f"{b:.1f}±{bs:.1f} / {t:.1f}±{ts:.1f}")
+        else:
+            cells.append("n/a")
+    referenced = any(cell != "n/a" for cell in cells)
+    if referenced:
         lines.append("| reference | " + " | ".join(cells) + " |")
+    # the families run: a family no method ran would be a column of n/a
+    families = [f for f in FAMILIES if any(f"{m}/{f}" in summary for m in methods)]
     lines += ["", "Per posterior family (each at the full delta):", ""]
-    lines.append("| method | " + " | ".join(FAMILIES) + " |")
-    lines.append("|---|" + "---|" * len(FAMILIES))
+    lines.append("| method | " + " | ".join(families) + " |")
+    lines.append("|---|" + "---|" * len(families))
     for m in (m for m in methods if m != "All"):
-        cells = [_cell(summary[f"{m}/{f}"]) if f"{m}/{f}" in summary else "n/a" for f in FAMILIES]
+        cells = [_cell(summary[f"{m}/{f}"]) if f"{m}/{f}" in summary else "n/a" for f in families]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
-    ref3 = TABLE3.get(name)
-    if ref3:
+    ref3 = TABLE3.get(name, {}) if "Partition" in methods else {}
+    if set(families) & set(ref3):
         cells = [
             "{:.1f}±{:.1f} / {:.1f}±{:.1f}".format(*ref3[f]) if f in ref3 else "n/a"
-            for f in FAMILIES
+            for f in families
         ]
         lines.append("| Partition (reference) | " + " | ".join(cells) + " |")
+        referenced = True
     lines.append("")
-    if ref or ref3:
+    if referenced:
         lines.append(
             "reference: the reference paper's figures (mean±std over its 5 seeds; Occam: "
             "measured on our copies of the data); n/a: not reported, or not valid here."
