@@ -29,7 +29,7 @@ import numpy as np
 def _run(args):
     from sklearn.model_selection import train_test_split
 
-    from skpacbayes.benchmark import _gaussian_vote
+    from skpacbayes.benchmark._methods import _gaussian_vote
     from skpacbayes.datasets import load_dataset
     from skpacbayes.voters import SplitForest
 

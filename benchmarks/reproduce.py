@@ -30,15 +30,16 @@ import json
 import time
 from pathlib import Path
 
-from skpacbayes._reference import TABLE2
+from legacy_results import upgrade_result
+
 from skpacbayes.benchmark import (
     FAMILIES,
     CompareResult,
     check_request,
     compare,
     format_table,
-    upgrade_result,
 )
+from skpacbayes.benchmark._reference import TABLE2
 
 BASELINES = ("FO", "SO", "Bin", "CBound", "VC")
 #: the grid of the reproduction page (without --methods): the reference paper's methods and

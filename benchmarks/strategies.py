@@ -29,9 +29,9 @@ import json
 from pathlib import Path
 
 import numpy as np
+from legacy_results import upgrade_result
 
-from skpacbayes import _reference
-from skpacbayes.benchmark import upgrade_result
+from skpacbayes.benchmark import _reference
 
 #: strategy rows, in table order: (method, posterior) -> label
 ROWS = {

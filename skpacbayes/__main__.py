@@ -7,6 +7,7 @@ breast cancer data. Every argument is checked before any work starts.
 import argparse
 import importlib.util
 import math
+import shlex
 import sys
 from pathlib import Path
 
@@ -49,20 +50,24 @@ _REFERENCE_DATASETS = (
 _EMBEDDED_DATASETS = ("breast_cancer", "digits", "wine", "iris")
 _VERSION = "0.1.0"  # skpacbayes.__version__ (checked by the tests)
 
-#: the no-argument demo: arguments of ``compare`` (see _demo_argv)
+#: the no-argument demo: every argument of ``compare`` that sets its numbers
 _DEMO = {
     "dataset": "breast_cancer",
     "seeds": 1,
+    "posteriors": ("categorical",),
     "max_epochs": 10,
     "n_estimators": 50,
-    "posteriors": ("categorical",),
+    "delta": 0.05,
+    "n_jobs": 1,
 }
 _DEMO_TEXT = (
     "With no arguments, skpacbayes runs a fast demo: `compare` on the embedded breast cancer "
-    "data, {seeds} seed, {max_epochs} epochs, every method with the categorical posterior "
-    "(add --posteriors dirichlet gaussian for the other families); the Certified column is "
+    "data, {seeds} seed (one stratified 80/20 split), every method with the {posterior} "
+    "posterior, at most {max_epochs} epochs, decision stumps for the bounds and forests of "
+    "{n_estimators} trees for the votes of trees, delta = {delta}, {n_jobs} process "
+    "(--posteriors categorical dirichlet gaussian for every family); the Certified column is "
     "CertifiedVoteClassifier, the recommended estimator."
-).format(**_DEMO)
+).format(posterior=" and ".join(_DEMO["posteriors"]), **_DEMO)
 
 
 def _positive_int(text):
@@ -205,19 +210,12 @@ def _parser():
 
 
 def _demo_argv():
-    return [
-        "compare",
-        "--dataset",
-        _DEMO["dataset"],
-        "--seeds",
-        str(_DEMO["seeds"]),
-        "--max-epochs",
-        str(_DEMO["max_epochs"]),
-        "--n-estimators",
-        str(_DEMO["n_estimators"]),
-        "--posteriors",
-        *_DEMO["posteriors"],
-    ]
+    """The arguments of the demo, every setting of ``_DEMO`` spelt out."""
+    argv = ["compare"]
+    for key, value in _DEMO.items():
+        values = value if isinstance(value, tuple) else (value,)
+        argv += [f"--{key.replace('_', '-')}", *map(str, values)]
+    return argv
 
 
 def main(argv=None):
@@ -235,8 +233,9 @@ def main(argv=None):
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:  # fast demo on embedded data
-        print(f"skpacbayes demo. {_DEMO_TEXT}", file=sys.stderr)
         argv = _demo_argv()
+        print(f"skpacbayes demo. {_DEMO_TEXT}", file=sys.stderr)
+        print(f"The same table: skpacbayes {shlex.join(argv)}", file=sys.stderr)
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command != "compare":

@@ -1,7 +1,9 @@
 """Smoke tests of the comparison benchmark and the command line."""
 
 import json
+import shlex
 import socket
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,7 +12,7 @@ import skpacbayes
 from skpacbayes import __main__ as cli
 from skpacbayes import benchmark
 from skpacbayes.__main__ import main
-from skpacbayes.benchmark import METHODS, CompareResult, compare, format_table, upgrade_result
+from skpacbayes.benchmark import METHODS, CompareResult, _runner, compare, format_table
 from skpacbayes.datasets import DATASET_NAMES, EMBEDDED_DATASETS
 
 
@@ -83,7 +85,7 @@ def test_compare_runs_costly_fits_first_and_keeps_the_rows_in_order():
     """Tasks are submitted costliest first (a Gaussian fit before a Categorical one on the
     counts); the rows, fitted in two processes, come back in the order of the tasks, with the
     same values as a sequential run."""
-    from skpacbayes.benchmark import _cost_rank
+    from skpacbayes.benchmark._runner import _cost_rank
 
     assert (
         _cost_rank("Vote", "gaussian")
@@ -127,11 +129,11 @@ def test_blocks_cut_the_fits_of_a_seed_on_a_bank_into_one_block_per_worker():
         (0, "Certified", "categorical", None),
         (1, "SO", "categorical", bank_b),
     ]
-    blocks = benchmark._blocks(tasks, 2)
+    blocks = _runner._blocks(tasks, 2)
     assert sorted(map(sorted, blocks)) == [[0, 1, 3], [2], [4], [5], [6]]
-    costs = [sum(4 ** benchmark._cost_rank(*tasks[i][1:3]) for i in b) for b in blocks]
+    costs = [sum(4 ** _runner._cost_rank(*tasks[i][1:3]) for i in b) for b in blocks]
     assert costs == sorted(costs, reverse=True)
-    assert sorted(map(sorted, benchmark._blocks(tasks, 1))) == [[0, 1, 2, 3], [4, 6], [5]]
+    assert sorted(map(sorted, _runner._blocks(tasks, 1))) == [[0, 1, 2, 3], [4, 6], [5]]
 
 
 def test_compare_fits_of_a_seed_share_the_votes_of_their_bank(monkeypatch):
@@ -157,7 +159,7 @@ def test_compare_fits_of_a_seed_share_the_votes_of_their_bank(monkeypatch):
     blocks = compare("iris", n_jobs=1, **kwargs)
     assert calls.count(120) == 2 and calls.count(30) == 2  # one block per seed
     calls.clear()
-    monkeypatch.setattr(benchmark, "_blocks", lambda tasks, n: [[i] for i in range(len(tasks))])
+    monkeypatch.setattr(_runner, "_blocks", lambda tasks, n: [[i] for i in range(len(tasks))])
     alone = compare("iris", n_jobs=1, **kwargs)
     assert calls.count(120) == 6 and calls.count(30) == 6  # one per fit
     assert [(r["bound"], r["test_error"]) for r in blocks.rows] == [
@@ -307,7 +309,7 @@ def test_cli_refuses_a_request_it_cannot_honour(methods, refused, capsys, monkey
     def forbidden(*a, **k):
         raise AssertionError("fitted before the request was checked")
 
-    monkeypatch.setattr(benchmark, "_fit_one", forbidden)
+    monkeypatch.setattr(_runner, "_fit_one", forbidden)
     argv = ["compare", "--dataset", "iris", "--seeds", "1", "--methods", *methods]
     code = main([*argv, "--posteriors", "categorical", "--quiet"])
     assert code == 2
@@ -345,8 +347,12 @@ def test_tables_explain_their_columns_and_one_seed_has_no_spread():
     assert "±" in format_table(two) and "over 2 seeds" in format_table(two)
 
 
-def test_upgrade_legacy_results(tmp_path):
-    """Results written with the legacy names read back with the certificate's names."""
+def test_upgrade_legacy_results(monkeypatch):
+    """Results written with the legacy names read back with the certificate's names
+    (``benchmarks/legacy_results.py``, used by the reproduction scripts)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from legacy_results import upgrade_result
+
     result = compare(
         "iris",
         seeds=1,
@@ -436,3 +442,35 @@ def test_demo_arguments(monkeypatch, capsys):
     assert seen["methods"] is None  # every method
     captured = capsys.readouterr()
     assert "| Certified |" in captured.out and "CertifiedVoteClassifier" in captured.err
+    # the banner states every setting, and the command it prints runs the same comparison
+    banner = " ".join(captured.err.split())
+    for text in ("1 seed", "categorical posterior", "at most 10 epochs", "50 trees"):
+        assert text in banner
+    assert "delta = 0.05" in banner and "1 process" in banner
+    (command,) = [
+        line.split(": ", 1)[1] for line in captured.err.splitlines() if "same table" in line
+    ]
+    assert command.startswith("skpacbayes compare ")
+    demo = dict(seen)
+    seen.clear()
+    assert main(shlex.split(command)[1:]) == 0
+    assert seen == demo
+    assert capsys.readouterr().out == captured.out
+
+
+def test_tables_print_no_empty_column():
+    """A family no method ran has no column; a reference row with no figure is left out."""
+    row = dict(seed=0, train_error=0.1, fit_time=1.0, n_iter=3, delta=0.05, test_error=0.2)
+    rows = [
+        dict(row, dataset="haberman", method=m, posterior=p, bound=0.3, chosen="categorical")
+        for m in ("Partition", "HoldOut")
+        for p in ("categorical", "best")
+    ]
+    text = format_table(CompareResult("haberman", rows, {"seeds": 1, "delta": 0.05}))
+    assert "| method | categorical |" in text and "dirichlet" not in text
+    assert "| reference | 37.8±0.5 / 26.5±1.8 | n/a |" in text
+    assert "| Partition (reference) | 37.8±0.5 / 26.5±1.8 |" in text
+    holdout = [r for r in rows if r["method"] == "HoldOut"]
+    text = format_table(CompareResult("haberman", holdout, {"seeds": 1, "delta": 0.05}))
+    assert "| HoldOut | 30.0 / 20.0 |" in text
+    assert "reference" not in text  # no published figure for HoldOut, no Partition row

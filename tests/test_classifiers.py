@@ -407,7 +407,7 @@ def test_abstract_base_refuses_to_fit(cancer):
 
 
 def test_benchmark_never_fits_vc_on_multiclass():
-    from skpacbayes.benchmark import FAMILIES, METHODS, _valid_pairs
+    from skpacbayes.benchmark._methods import FAMILIES, METHODS, _valid_pairs
 
     multi = _valid_pairs(list(METHODS), FAMILIES, 3, lambda m: m != "VC")
     binary = _valid_pairs(list(METHODS), FAMILIES, 2, lambda m: False)
