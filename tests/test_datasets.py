@@ -1,4 +1,4 @@
-"""Tests for skpacbayes.datasets (real files from ../shared/datasets, synthetic files in tmp)."""
+"""Tests for skpacbayes.datasets (real files from the ``data_home`` fixture, synthetic in tmp)."""
 
 import functools
 import gzip
@@ -597,7 +597,7 @@ def test_data_checksums_match_reference_copies(name, loaded):
 
 
 def test_test_data_folder_is_set_by_environment(tmp_path):
-    """SKPACBAYES_TEST_DATA points the tests at the datasets; unset or empty: ../shared."""
+    """SKPACBAYES_TEST_DATA points the tests at the datasets; unset or empty: the default."""
     from conftest import DEFAULT_DATA_HOME, TEST_DATA_ENV, resolve_data_home
 
     assert resolve_data_home({TEST_DATA_ENV: str(tmp_path)}) == tmp_path
