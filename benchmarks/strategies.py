@@ -159,11 +159,11 @@ def _plot(data, labels, path):
     names = list(data)
     cols = 3
     rows = -(-len(names) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.5 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.1 * cols, 2.9 * rows), squeeze=False)
     # plain percent ticks on a scale linear up to 1 % and logarithmic above: the hold-out
     # bounds below 1 % (mushroom) stay apart from the others, and every tick reads as a number
     ticks = [0, 0.5, 1, 2, 5, 10, 20, 50, 100]
-    for ax, name in zip(axes.ravel(), names, strict=False):
+    for i, (ax, name) in enumerate(zip(axes.ravel(), names, strict=False)):
         per, _ = data[name]
         top = 0.0
         for k, label in enumerate(labels):
@@ -190,30 +190,33 @@ def _plot(data, labels, path):
             ax.text(
                 0.98,
                 0.03,
-                "not measured here:\n" + ", ".join(missing),
+                "not measured here:\n"
+                + ",\n".join(", ".join(missing[j : j + 3]) for j in range(0, len(missing), 3)),
                 transform=ax.transAxes,
                 ha="right",
                 va="bottom",
-                fontsize=7,
-                color="0.35",
+                fontsize=7.5,
+                color="0.3",
             )
-        ax.set_title(name, fontsize=9)
-        ax.set_xlabel("test error (%)", fontsize=8)
-        ax.set_ylabel("certified bound (%)", fontsize=8)
-        ax.tick_params(labelsize=7)
+        ax.set_title(name, fontsize=10)
+        if i >= len(names) - cols:  # axis names once per row and column, ticks on every panel
+            ax.set_xlabel("test error (%)", fontsize=9)
+        if i % cols == 0:
+            ax.set_ylabel("certified bound (%)", fontsize=9)
+        ax.tick_params(labelsize=8)
     for ax in axes.ravel()[len(names) :]:
         ax.axis("off")
     handles = {}
     for ax in axes.ravel():
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(lab, h)
-    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=6, fontsize=8)
+    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=6, fontsize=9)
     fig.suptitle(
         "mean over the seeds; both axes linear up to 1 %, logarithmic above; dashed: bound = "
         "test error",
         fontsize=9,
     )
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(path, bbox_inches="tight", dpi=110)
 
 
