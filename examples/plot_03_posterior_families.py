@@ -55,15 +55,25 @@ for family, clf in fitted.items():
 # --------------------
 # ``weights_`` are the weights of the majority vote that ``predict`` uses (the mean of the
 # posterior). Categorical and Dirichlet weights are non-negative and sum to one; Gaussian
-# weights have any sign and scale.
-fig, axes = plt.subplots(1, 3, figsize=(10, 3), sharex=True)
+# weights have any sign and scale. The vote only depends on the weights relative to each
+# other, so each panel shows the share of the total absolute weight held by the heaviest
+# voters, on the same axes: a curve that jumps to 1 at the first voter is a vote of one
+# stump. ``certificate_.n_effective_voters`` is 1 when the heaviest voter outweighs all the
+# others together (the curve starts above one half: the vote is then that voter), otherwise
+# the rank where the curve reaches 99 % (dotted).
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), sharex=True, sharey=True)
 for ax, (family, clf) in zip(axes, fitted.items(), strict=True):
-    w = clf.weights_
-    ax.plot(np.sort(np.abs(w))[::-1], marker=".", lw=0.8)
-    ax.set_yscale("symlog", linthresh=1e-3)
-    ax.set_title(f"{family}: bound {clf.bound_:.3f}")
-    ax.set_xlabel("voter rank")
-axes[0].set_ylabel("|weight| (sorted)")
+    w = np.sort(np.abs(clf.weights_))[::-1]
+    ranks = np.arange(1, w.size + 1)
+    ax.plot(ranks, np.cumsum(w) / w.sum(), lw=1.5)
+    ax.axhline(0.99, color="0.6", ls=":", lw=1)
+    n_eff = clf.certificate_.n_effective_voters
+    ax.set_title(f"{family}: bound {clf.bound_:.3f}\neffective voters: {n_eff}", fontsize=10)
+    ax.set_xlabel("voters, heaviest first")
+    ax.yaxis.set_tick_params(labelleft=True)  # every panel keeps its labels
+    ax.grid(True, color="0.9")
+ax.set_ylim(0, 1.02)
+axes[0].set_ylabel("share of the total |weight|")
 fig.tight_layout()
 
 # %%

@@ -1,8 +1,8 @@
 """Reference vectors for skpacbayes.bounds (rel 1e-9, abs 1e-12).
 
-The expected values are independent references computed with mpmath at 50 digits; the shared
-reference vectors (``test_vectors.json``, outside the package) hold the same values, and the
-test that reads them is skipped when they are absent.
+The expected values are independent references computed with mpmath at 50 digits; the
+reference vectors in ``tests/data/test_vectors.json`` hold the same values, and one test checks
+the two copies against each other.
 """
 
 import json
@@ -29,7 +29,7 @@ from skpacbayes.bounds import (
     vc_bound,
 )
 
-VECTORS_JSON = Path(__file__).resolve().parents[2] / "shared" / "test_vectors.json"
+VECTORS_JSON = Path(__file__).resolve().parent / "data" / "test_vectors.json"
 
 
 def close(got, expected, rel=1e-9, abs_=1e-12):
@@ -170,9 +170,7 @@ def test_error_table_bounds(family):
 
 
 def test_error_table_json_copy():
-    """Same check against the machine-readable vectors when the shared folder is present."""
-    if not VECTORS_JSON.is_file():
-        pytest.skip("shared test_vectors.json not available")
+    """Same check against the machine-readable reference vectors (``tests/data``)."""
     vectors = json.loads(VECTORS_JSON.read_text())["vectors"]
     families, checked = {}, 0
     for v in vectors:

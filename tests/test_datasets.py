@@ -1,4 +1,4 @@
-"""Tests for skpacbayes.datasets (real files from ../shared/datasets, synthetic files in tmp)."""
+"""Tests for skpacbayes.datasets (real files from the ``data_home`` fixture, synthetic in tmp)."""
 
 import functools
 import gzip
@@ -501,6 +501,22 @@ def test_fetch_from_mirror(name, data_home, tmp_path, serve, monkeypatch, loaded
     assert len(requests) == len(dataset_info(name).files)
 
 
+def test_fetch_from_file_mirror(data_home, tmp_path, monkeypatch, loaded):
+    """A ``file://`` mirror is copied through the same checks (pooch reads no local URL)."""
+    monkeypatch.setenv(MIRROR_ENV, data_home.as_uri())
+    bunch = fetch_dataset("haberman", data_home=tmp_path)
+    np.testing.assert_array_equal(bunch.data, loaded("haberman").data)
+    assert [p.name for p in (tmp_path / "haberman").iterdir()] == ["haberman.data"]
+
+
+def test_fetch_unknown_protocol(tmp_path, monkeypatch):
+    monkeypatch.setenv(MIRROR_ENV, "gopher://127.0.0.1/data/")
+    with pytest.raises(ValueError, match="'haberman': cannot download gopher://") as excinfo:
+        fetch_dataset("haberman", data_home=tmp_path)
+    assert "file:// URL" in str(excinfo.value)
+    assert list((tmp_path / "haberman").iterdir()) == []
+
+
 def test_fetch_uses_data_home_env(data_home, tmp_path, serve, monkeypatch):
     url, _ = serve(data_home)
     monkeypatch.setenv(MIRROR_ENV, url)
@@ -597,7 +613,7 @@ def test_data_checksums_match_reference_copies(name, loaded):
 
 
 def test_test_data_folder_is_set_by_environment(tmp_path):
-    """SKPACBAYES_TEST_DATA points the tests at the datasets; unset or empty: ../shared."""
+    """SKPACBAYES_TEST_DATA points the tests at the datasets; unset or empty: the default."""
     from conftest import DEFAULT_DATA_HOME, TEST_DATA_ENV, resolve_data_home
 
     assert resolve_data_home({TEST_DATA_ENV: str(tmp_path)}) == tmp_path

@@ -28,11 +28,11 @@ from skpacbayes.partition import (
     scaled_pbar_lower,
 )
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+VECTORS = Path(__file__).resolve().parent / "data"
 HYP = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Reference partition values cstar (exact rationals of the DECIMAL inputs) and two-set scan
-# values (exact rational constraint, 40-digit mpmath), as in the shared reference vectors
+# values (exact rational constraint, 40-digit mpmath), as in tests/data/test_vectors*.json
 PARTITIONS = [
     ([0.5, 0.3, 0.2], "1/2", "0"),
     ([0.4, 0.35, 0.25], "3/5", "1/5"),
@@ -161,11 +161,9 @@ def test_partition_vectors(a, cstar, dstar):
     assert pb.lower_exact == 2 * res.lower_exact - res.total_exact
 
 
-def test_vectors_match_shared_files():
-    path = SHARED / "test_vectors.json"
-    path36 = SHARED / "test_vectors_3_6.json"
-    if not (path.exists() and path36.exists()):
-        pytest.skip("shared test vectors not available")
+def test_vectors_match_reference_files():
+    path = VECTORS / "test_vectors.json"
+    path36 = VECTORS / "test_vectors_3_6.json"
     data = json.loads(path.read_text())
     shared = [(p["a"], p["cstar"], p["Dstar"]) for p in data["partitions"]]
     assert shared == PARTITIONS

@@ -53,7 +53,7 @@ def random_nat(family, n, rng):
 
 
 # ---------------------------------------------------------------------------------------------
-# Reference vectors (embedded copies of the shared reference vectors: mpmath, 50 digits)
+# Reference vectors (embedded copies of tests/data/test_vectors*.json: mpmath, 50 digits)
 # ---------------------------------------------------------------------------------------------
 DIRICHLET_R = [
     (3, 2, 0.3125),
@@ -874,14 +874,12 @@ def test_global_rng_is_never_used(family):
     assert torch.equal(torch.get_rng_state(), state)
 
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+VECTORS = Path(__file__).resolve().parent / "data"
 
 
-def test_shared_json_vectors_when_available():
-    """Cross-check the embedded copies against ../shared/*.json (skipped in a bare clone)."""
-    path, path36 = SHARED / "test_vectors.json", SHARED / "test_vectors_3_6.json"
-    if not path.is_file() or not path36.is_file():
-        pytest.skip("shared test vectors not found")
+def test_json_reference_vectors():
+    """Cross-check the embedded copies against the reference vectors in ``tests/data``."""
+    path, path36 = VECTORS / "test_vectors.json", VECTORS / "test_vectors_3_6.json"
     rows = json.loads(path.read_text())["vectors"]
     stats_names = {"emp_gibbs", "emp_tandem", "emp_disagreement", "det_emp_risk", "KL"}
     checked = 0

@@ -2,7 +2,6 @@
 
 import pickle
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,6 +26,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import InvalidParameterError
 
+from skpacbayes.datasets import load_dataset
 from skpacbayes.voters import (
     BaseVoters,
     PrefitVoters,
@@ -34,16 +34,6 @@ from skpacbayes.voters import (
     SplitForest,
     StumpBank,
 )
-
-DATA_HOME = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
-
-
-def _haberman():
-    path = DATA_HOME / "haberman" / "haberman.data"
-    if not path.exists():
-        pytest.skip(f"dataset not found: {path}")
-    data = np.loadtxt(path, delimiter=",")
-    return data[:, :3], data[:, 3].astype(int)
 
 
 @pytest.fixture(scope="module")
@@ -408,8 +398,8 @@ def test_stump_bank_blames_too_few_rows_not_constant_features():
         StumpBank(random_state=0).fit(np.ones((40, 2)), np.arange(40) % 2)
 
 
-def test_stump_real_data_haberman():
-    X, y = _haberman()
+def test_stump_real_data_haberman(data_home):
+    X, y = load_dataset("haberman", data_home=data_home, return_X_y=True)
     bank = StumpBank(random_state=0).fit(X, y)
     assert bank.classes_.tolist() == [1, 2]
     assert bank.build_indices_.size == len(y) // 10

@@ -1,19 +1,21 @@
-"""Downloading data sets: verified, atomic downloads into ``data_home`` (:func:`fetch_dataset`)."""
+"""Downloading data sets with pooch: verified, atomic downloads into ``data_home``."""
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import shutil
 import sys
 import tempfile
-import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
 from pathlib import Path
 
 import numpy as np
+import pooch
+from pooch.downloaders import choose_downloader
 
 from ._catalogue import (
     _DATA_SHA256,
@@ -27,7 +29,7 @@ from ._catalogue import (
     _missing_files_error,
     get_data_home,
 )
-from ._readers import _LOADERS, _sha256, load_dataset
+from ._readers import _LOADERS, load_dataset
 
 # ---------------------------------------------------------------------------------------------
 # Download
@@ -65,61 +67,63 @@ def _sources(info):
     return [(f, url, None) for f, url in _SOURCES[info.name]]
 
 
-def _download_file(url, path, name, progress):
-    """Stream ``url`` into ``path``; network errors become an OSError naming the dataset."""
-    show = progress and sys.stderr.isatty()
+def _copy_local(url, output_file, pooch_instance):
+    """Pooch downloader for a ``file://`` mirror (pooch itself reads HTTP(S), FTP and DOIs)."""
+    source = urllib.request.url2pathname(urllib.parse.urlparse(url).path)
+    shutil.copyfile(source, output_file)
+
+
+def _retrieve(name, fname, url, expected, folder, progress):
+    """Download ``url`` into ``folder/fname`` with pooch, checked against sha256 ``expected``.
+
+    Pooch writes to a temporary file and keeps it only if its hash matches; its errors become
+    messages that name the dataset and the ways around a failing source.
+    """
+    if url.startswith("file:"):
+        downloader = _copy_local
+    else:
+        try:
+            downloader = choose_downloader(url, progressbar=progress and sys.stderr.isatty())
+        except ValueError as exc:
+            raise ValueError(
+                f"Dataset {name!r}: cannot download {url} ({exc}); a mirror is an HTTP(S), "
+                "FTP or file:// URL."
+            ) from exc
+    known_hash = None if expected is None else f"sha256:{expected}"
     try:
-        with urllib.request.urlopen(url, timeout=60) as response, open(path, "wb") as out:
-            total = int(response.headers.get("Content-Length") or 0)
-            done = 0
-            while chunk := response.read(1 << 20):
-                out.write(chunk)
-                done += len(chunk)
-                if show:
-                    size = f"{done / 1e6:.1f}" + (f"/{total / 1e6:.1f}" if total else "")
-                    sys.stderr.write(f"\rdownloading {name}: {path.name} {size} MB")
-                    sys.stderr.flush()
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
+        path = pooch.retrieve(url, known_hash, fname=fname, path=folder, downloader=downloader)
+    except ValueError as exc:  # the only ValueError left in retrieve: the hash check
+        raise ValueError(
+            f"Dataset {name!r}: sha256 mismatch for {fname!r} downloaded from {url}: {exc} "
+            f"Set {MIRROR_ENV} to use another source."
+        ) from exc
+    except OSError as exc:  # requests' errors are OSErrors too
         raise OSError(
-            f"Dataset {name!r}: could not download {url} ({reason}). Check the network "
+            f"Dataset {name!r}: could not download {url} ({exc}). Check the network "
             f"connection, or set the environment variable {MIRROR_ENV} to the URL of a "
             f"mirror folder laid out as <mirror>/{name}/<file>, or put the files in "
             f"'<data_home>/{name}/' yourself (data_home=... or {DATA_HOME_ENV})."
         ) from exc
-    finally:
-        if show:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
-def _mismatch(name, what, expected, actual, url):
-    return ValueError(
-        f"Dataset {name!r}: sha256 mismatch for {what} downloaded from {url}: expected "
-        f"{expected}, got {actual}. The download was removed; the source serves a corrupted "
-        f"or different version (set {MIRROR_ENV} to use another source)."
-    )
+    return Path(path)
 
 
 def _download(info, folder, progress):
     """Download every file of ``info``'s source into ``folder``, verified, atomically.
 
-    The files go to a temporary folder inside ``folder`` (same file system); each is checked
-    against its recorded sha256 where one is known for that source (the mirror's files are the
-    reference copies), the parsed data against ``_DATA_SHA256``, and only then is each file
-    moved into place with :func:`os.replace`. On any error nothing is left behind.
+    Pooch downloads each file into a temporary folder inside ``folder`` (same file system) and
+    checks it against its recorded sha256 where one is known for that source (the mirror's
+    files are the reference copies); the parsed data are checked against ``_DATA_SHA256``, and
+    only then is each file moved into place with :func:`os.replace`. On any error nothing is
+    left behind. Pooch's log lines (which name the temporary folder) are silenced.
     """
     files = _sources(info)
     folder.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".download-", dir=folder))
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)
     try:
-        paths = []
-        for fname, url, expected in files:
-            path = tmp / fname
-            _download_file(url, path, info.name, progress)
-            if expected is not None and (actual := _sha256(path)) != expected:
-                raise _mismatch(info.name, repr(fname), expected, actual, url)
-            paths.append(path)
+        paths = [_retrieve(info.name, *source, tmp, progress) for source in files]
         expected = _DATA_SHA256.get(info.name)
         source = os.path.dirname(files[0][1]) + "/"
         if expected is None:
@@ -138,10 +142,16 @@ def _download(info, folder, progress):
                     f"parsed ({exc}). The download was removed."
                 ) from exc
             if (actual := _data_sha256(X, y)) != expected:
-                raise _mismatch(info.name, "the parsed data", expected, actual, source)
+                raise ValueError(
+                    f"Dataset {info.name!r}: sha256 mismatch for the parsed data downloaded "
+                    f"from {source}: expected {expected}, got {actual}. The download was "
+                    f"removed; the source serves a corrupted or different version (set "
+                    f"{MIRROR_ENV} to use another source)."
+                )
         for path in paths:
             os.replace(path, folder / path.name)
     finally:
+        logger.setLevel(level)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -152,10 +162,11 @@ def fetch_dataset(
 
     The files are taken from the dataset's public source (UCI, LIBSVM, the MNIST and
     Fashion-MNIST servers), or from the mirror named by the environment variable
-    ``SKPACBAYES_DATA_MIRROR`` when it is set. Each download is verified (the mirror's files
-    against the sha256 of the reference copies, every source on the sha256 of the parsed data)
-    before it is moved into place, so an interrupted or corrupted download never reaches the
-    cache. Files already present are read without any network access.
+    ``SKPACBAYES_DATA_MIRROR`` when it is set, and downloaded with `pooch
+    <https://www.fatiando.org/pooch/>`_. Each download is verified (the mirror's files against
+    the sha256 of the reference copies, every source on the sha256 of the parsed data) before
+    it is moved into place, so an interrupted or corrupted download never reaches the cache.
+    Files already present are read without any network access.
 
     Parameters
     ----------
@@ -170,7 +181,8 @@ def fetch_dataset(
     return_X_y : bool, default=False
         If True, return ``(data, target)`` instead of a Bunch.
     progress : bool, default=False
-        Show the download progress on stderr, only when stderr is a terminal.
+        Show a progress bar per file (pooch's, drawn by tqdm) on stderr, only when stderr is
+        a terminal.
 
     Returns
     -------
@@ -201,7 +213,7 @@ def fetch_dataset(
 
     Notes
     -----
-    A mirror is any folder served over HTTP(S) (or a ``file://`` URL) laid out like
+    A mirror is any folder served over HTTP(S) or FTP (or a ``file://`` URL) laid out like
     ``data_home``: ``<mirror>/<name>/<file>`` with the file names of
     ``dataset_info(name).files``, for instance a copy of a ``data_home`` filled by this function
     on another machine (then the layout must be the preferred one, ``files``)::
