@@ -14,11 +14,13 @@ certificate: by default the tightest bound.
 """
 
 import time
+import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import FitFailedWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import delayed
@@ -32,6 +34,7 @@ from skpacbayes._hold_out import (
     validation_rows,
 )
 from skpacbayes._parallel import as_completed
+from skpacbayes._statistics import EmptySampleError
 from skpacbayes._vote import _strict_argmax_is, weighted_vote_scores
 from skpacbayes.classifiers import FirstOrderBoundClassifier, SecondOrderBoundClassifier
 from skpacbayes.classifiers._base import validate_training_data
@@ -173,9 +176,17 @@ def _weight(info):
 
 
 def _fit_candidate(index, info, estimator, X, y):
-    """Fit one candidate; return its index, its description (bound, estimate, time), itself."""
+    """Fit one candidate; return its index, its description (bound, estimate, time), itself.
+
+    A candidate whose bound has no sample (an empty out-of-bag pair sample) drops out: bound
+    1.0 (trivially certified), no estimate, and the reason under ``dropped``.
+    """
     start = time.perf_counter()
-    estimator.fit(X, y)
+    try:
+        estimator.fit(X, y)
+    except EmptySampleError as error:
+        dropped = {"bound": 1.0, "estimated_error": float("nan"), "dropped": str(error)}
+        return index, {**info, **dropped, "fit_time": time.perf_counter() - start}, estimator
     if info["kind"] == "out_of_bag":
         estimate = out_of_bag_error(estimator, X, y)
     else:
@@ -304,7 +315,11 @@ default="tightest_bound"
         (the candidate's share), ``bound`` (at that share), ``estimated_error``
         (the candidate's error on rows its voters never saw: the held-out error, or
         the out-of-bag error of the weighted vote; an estimate of its accuracy, not
-        part of the certificate) and ``fit_time`` (seconds).
+        part of the certificate) and ``fit_time`` (seconds). A candidate whose bound
+        cannot be computed (an out-of-bag candidate on so few rows that some pair of
+        trees shares no out-of-bag row) drops out with a ``FitFailedWarning``: ``bound``
+        1.0, ``estimated_error`` nan and the reason under ``dropped``; it is never
+        deployed.
     best_index_ : int
         Index of the deployed candidate in ``candidates_``.
     best_candidate_ : dict
@@ -550,6 +565,13 @@ default="tightest_bound"
         results = [None] * len(candidates)
         for done, (index, entry, est) in enumerate(as_completed(jobs, self.n_jobs), start=1):
             results[index] = (entry, est)
+            if "dropped" in entry:
+                warnings.warn(
+                    f"Candidate {index} ({describe(entry)}) dropped out (bound 1.0): "
+                    f"{entry['dropped']}",
+                    FitFailedWarning,
+                    stacklevel=2,
+                )
             self._say(
                 f"{done}/{len(candidates)} candidate {index} ({describe(entry)}): bound "
                 f"{entry['bound']:.4f}, estimated error {entry['estimated_error']:.4f} "
@@ -558,7 +580,7 @@ default="tightest_bound"
         self.candidates_ = [entry for entry, _ in results]
         self.best_index_ = select(
             [c["bound"] for c in self.candidates_],
-            [c["estimated_error"] for c in self.candidates_],
+            [np.inf if "dropped" in c else c["estimated_error"] for c in self.candidates_],
             self._tolerance(),
         )
         self._shares = tuple(float(share) for share in shares)

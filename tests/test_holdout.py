@@ -14,6 +14,7 @@ from _exact_binomial import exact_lower_tail
 from _progress import lines_printed_before_each_fit
 from sklearn.datasets import load_digits
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 
@@ -405,6 +406,18 @@ def test_out_of_bag_candidates_join_where_they_can_win(digits):
     assert len(forced.candidates_) == 3
     oob = [c for c in forced.candidates_ if c["kind"] == "out_of_bag"]
     assert [c["bound"] for c in oob] == [c["bound"] for c in clf.candidates_[1:]]
+
+
+def test_a_candidate_without_a_bound_drops_out_instead_of_sinking_the_fit():
+    X = np.random.default_rng(0).normal(size=(12, 3))
+    y = np.arange(12) % 2
+    with pytest.warns(FitFailedWarning, match=r"Candidate 9 \(out-of-bag SO\) dropped out"):
+        clf = CertifiedVoteClassifier(selection="most_accurate", random_state=0).fit(X, y)
+    dropped = clf.candidates_[9]
+    assert dropped["bound"] == 1.0 and np.isnan(dropped["estimated_error"])
+    assert "tandem bound has no sample" in dropped["dropped"]
+    assert ["dropped" in c for c in clf.candidates_] == [False] * 9 + [True]
+    assert clf.best_index_ != 9 and clf.bound_ == clf.best_candidate_["bound"] < 1
 
 
 def test_out_of_bag_error_votes_each_row_with_the_members_that_never_saw_it():
