@@ -38,7 +38,7 @@ from skpacbayes._statistics import EmptySampleError
 from skpacbayes._vote import _strict_argmax_is, weighted_vote_scores
 from skpacbayes.classifiers import FirstOrderBoundClassifier, SecondOrderBoundClassifier
 from skpacbayes.classifiers._base import validate_training_data
-from skpacbayes.model_selection import SelectedCandidateMixin
+from skpacbayes.model_selection import SelectedCandidateMixin, shares_within
 
 __all__ = ["CertifiedVoteClassifier"]
 
@@ -173,6 +173,11 @@ class _FoldHoldOut(HoldOutBoundClassifier):
 def _weight(info):
     """A candidate's weight in the split of ``delta``: 1, or :data:`STUMP_WEIGHT` for a stump."""
     return STUMP_WEIGHT if info["kind"] == "stump" else 1.0
+
+
+def candidate_deltas(delta, shares):
+    """Each candidate's ``delta * share``, rounded down to sum to at most ``delta`` exactly."""
+    return shares_within(delta, [float(delta * share) for share in shares])
 
 
 def _fit_candidate(index, info, estimator, X, y):
@@ -356,7 +361,8 @@ default="tightest_bound"
     **Shares of delta.** ``delta_c = delta w_c / sum_c' w_c'`` with ``w_c = 1`` for
     every forest (hold-out or out-of-bag) and :data:`STUMP_WEIGHT` (0.1) for each
     stump. With the defaults, six forests (three fractions, two folds each) and two
-    stumps: ``delta / 6.2`` per forest, ``delta / 62`` per stump.
+    stumps: ``delta / 6.2`` per forest, ``delta / 62`` per stump. Where the float shares
+    would sum to more than ``delta``, each is rounded down by a few ulps.
 
     **Why two folds.** A hold-out bound is a random draw: the held-out error of one
     forest on one held-out set. A second fold of the same fraction is an
@@ -549,7 +555,7 @@ default="tightest_bound"
         candidates = self._candidates(seed)
         weights = np.array([_weight(info) for info, _ in candidates])
         shares = weights / weights.sum()
-        deltas = [float(self.delta * share) for share in shares]
+        deltas = candidate_deltas(self.delta, shares)
         start = time.perf_counter()
         self._say(f"{len(candidates)} candidates on {X.shape[0]} rows, each reported as it ends")
         if any(info["kind"] == "out_of_bag" for info, _ in candidates):
@@ -601,5 +607,5 @@ default="tightest_bound"
         tags.input_tags.sparse = True  # CSR end to end (the voter banks take it)
         return tags
 
-    def _deployed_share(self):
-        return self._shares[self.best_index_]
+    def _candidate_deltas(self, delta):
+        return candidate_deltas(delta, self._shares)

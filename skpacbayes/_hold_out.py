@@ -35,6 +35,7 @@ from skpacbayes.classifiers._base import (
     resolve_voters,
     validate_training_data,
 )
+from skpacbayes.model_selection import equal_share
 
 __all__ = ["HoldOutBoundClassifier", "training_rows", "validation_rows"]
 
@@ -489,7 +490,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             )
 
     def _fit_fractions(self, X, y, y_idx, seed, fractions):
-        share = float(self.delta) / len(fractions)
+        share = equal_share(float(self.delta), len(fractions))
         errors, sizes, values, best = [], [], [], None
         for f in fractions:
             start = time.perf_counter()
@@ -542,7 +543,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self._codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
         count_errors = self._plain_vote_errors(X, y_idx)
         groups = _evaluation_groups(bank)
-        share = float(self.delta) / len(groups)
+        share = equal_share(float(self.delta), len(groups))
         errors, sizes, values = [], [], []
         for g in groups:
             rows = np.zeros(X.shape[0], dtype=bool)
@@ -669,7 +670,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
         cert = self.certificate_
         i = cert.details["statement"]
-        return _holdout_bound(cert.statistics["errors"][i], cert.m[i], delta / len(cert.m))
+        share = equal_share(delta, len(cert.m))
+        return _holdout_bound(cert.statistics["errors"][i], cert.m[i], share)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

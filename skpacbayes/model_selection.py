@@ -8,7 +8,9 @@ their minimum does not. The union bound repairs it: fit every candidate with
 does exactly that.
 """
 
+import math
 import time
+from fractions import Fraction
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -24,6 +26,54 @@ from skpacbayes._parallel import as_completed
 from skpacbayes._statistics import shared_votes
 
 __all__ = ["BoundSelectionClassifier", "bound_scorer"]
+
+
+def shares_within(delta, shares):
+    """Shares of ``delta`` whose exact sum does not exceed it (for the union bound).
+
+    Each share is rounded down one ulp at a time until the exact sum of the floats is at
+    most ``delta``; shares that already satisfy it are returned unchanged.
+
+    Parameters
+    ----------
+    delta : float
+        Total confidence budget.
+    shares : sequence of float
+        Each candidate's share (e.g. ``delta / K``), before rounding.
+
+    Returns
+    -------
+    shares : list of float
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from skpacbayes.model_selection import shares_within
+    >>> shares = shares_within(0.05, [0.05 / 7] * 7)
+    >>> shares[0] < 0.05 / 7, sum(map(Fraction, shares)) <= Fraction(0.05)
+    (True, True)
+    """
+    shares = [float(s) for s in shares]
+    while sum(map(Fraction, shares)) > Fraction(delta):
+        shares = [math.nextafter(s, 0.0) for s in shares]
+    return shares
+
+
+def equal_share(delta, k):
+    """``delta / k``, rounded down where ``k`` of them would sum to more than ``delta``.
+
+    Parameters
+    ----------
+    delta : float
+        Total confidence budget.
+    k : int >= 1
+        Number of statements.
+
+    Returns
+    -------
+    share : float
+    """
+    return shares_within(delta, [delta / k] * k)[0]
 
 
 def validated_for_predict(estimator, X):
@@ -65,10 +115,11 @@ class SelectedCandidateMixin:
     1; ``1 / K`` each unless the estimator says otherwise), and deploys one of them
     (``best_estimator_``). Predictions are that candidate's; its certificate, re-computed
     at its share, certifies them (the union bound covers the choice). The estimator
-    names the deployed candidate's ``w_c`` in ``_deployed_share``.
+    gives every candidate's share of a budget in ``_candidate_deltas``, rounded down so
+    that they sum to at most the budget (:func:`shares_within`).
     """
 
-    def _deployed_share(self):
+    def _candidate_deltas(self, delta):
         raise NotImplementedError
 
     def recompute_bound(self, delta):
@@ -101,7 +152,7 @@ class SelectedCandidateMixin:
         check_is_fitted(self)
         if not 0 < delta <= 1:
             raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
-        return self.best_estimator_.recompute_bound(delta * self._deployed_share())
+        return self.best_estimator_.recompute_bound(self._candidate_deltas(delta)[self.best_index_])
 
     def predict(self, X):
         """Predict with the selected candidate.
@@ -295,7 +346,7 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         if len(self.estimators) == 0:
             raise ValueError("estimators must contain at least one candidate.")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
-        share = self.delta / len(self.estimators)
+        share = equal_share(self.delta, len(self.estimators))
         jobs = (
             delayed(_fit_candidate)(i, clone(est).set_params(delta=share), X, y)
             for i, est in enumerate(self.estimators)
@@ -328,8 +379,8 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         )
         return tags
 
-    def _deployed_share(self):
-        return 1.0 / len(self.estimators_)
+    def _candidate_deltas(self, delta):
+        return [equal_share(delta, len(self.estimators_))] * len(self.estimators_)
 
 
 def bound_scorer(estimator, X=None, y=None):

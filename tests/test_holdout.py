@@ -273,6 +273,49 @@ def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
     assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
 
 
+def test_shares_of_delta_never_sum_to_more_than_delta():
+    from skpacbayes._certified_vote import _weight, candidate_deltas
+    from skpacbayes.model_selection import equal_share
+
+    rounded = 0
+    for delta in (1.0, 0.5, 0.1, 0.05, 0.01, 0.001, 0.037):
+        for k in range(1, 101):  # fractions x folds: any count of hold-out candidates
+            equal = equal_share(delta, k)  # BoundSelection's and HoldOut's statements
+            assert Fraction(equal) * k <= Fraction(delta)
+            assert equal == delta / k or Fraction(delta / k) * k > Fraction(delta)
+            for kinds in (
+                [],
+                ["stump"] * 2,
+                ["out_of_bag"] * 2,
+                ["stump"] * 2 + ["out_of_bag"] * 2,
+            ):
+                weights = np.array([_weight({"kind": c}) for c in ["holdout"] * k + kinds])
+                shares = weights / weights.sum()
+                deltas = candidate_deltas(delta, shares)
+                assert sum(map(Fraction, deltas)) <= Fraction(delta)
+                before = [float(delta * share) for share in shares]
+                if sum(map(Fraction, before)) <= Fraction(delta):
+                    assert deltas == before  # unchanged wherever they already fit
+                else:
+                    rounded += 1
+                    gaps = np.subtract(before, deltas)  # a few ulps each
+                    assert np.all((gaps > 0) & (gaps <= 4 * np.spacing(before)))
+    assert rounded > 0
+
+
+def test_certified_vote_shares_fit_in_delta_and_recompute_at_them(digits):
+    X_tr, _, y_tr, _ = digits
+    fractions = (0.1, 0.2, 0.3, 0.4, 0.5)  # five shares of 0.05 sum to more than 0.05
+    clf = CertifiedVoteClassifier(
+        _forest(5), validation_fraction=fractions, n_folds=1, random_state=0
+    ).fit(X_tr[:300], y_tr[:300])
+    shares = [c["delta"] for c in clf.candidates_]
+    assert Fraction(0.05 * 0.2) * 5 > Fraction(0.05)  # the unrounded share
+    assert sum(map(Fraction, shares)) <= Fraction(0.05) and shares[0] < 0.05 * 0.2
+    assert clf.certificate_.delta == clf.best_candidate_["delta"]
+    assert clf.recompute_bound(clf.delta) == clf.bound_
+
+
 def test_certified_vote_holds_the_holdout_candidates_of_the_same_random_state(digits):
     """Fold 0 of every fraction is HoldOut's candidate; one fold and no stump: HoldOut itself."""
     X_tr, X_te, y_tr, y_te = digits
