@@ -36,6 +36,7 @@ from skpacbayes.classifiers._base import (
     validate_training_data,
 )
 from skpacbayes.model_selection import equal_share
+from skpacbayes.voters._base import _check_float32_range
 
 __all__ = ["HoldOutBoundClassifier", "training_rows", "validation_rows"]
 
@@ -198,12 +199,31 @@ def grown_voters(voters, X, y, seed, n_jobs):
         return resolve_voters(voters, None, seed, n_jobs).fit(X, y)
     if voters is None:
         voters = RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS)
+    if _grows_trees(voters):  # sklearn's own error would not say what is wrong with X
+        _check_float32_range(X, type(voters).__name__)
     est = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
     with warnings.catch_warnings():
         # the members were grown on exactly these rows on purpose: the bound reads only the
         # held-out rows, so the same-rows warning of PrefitVoters does not apply here
         warnings.simplefilter("ignore", SampleReuseWarning)
         return PrefitVoters(est, n_jobs=n_jobs).fit(X, y)
+
+
+def _grows_trees(estimator):
+    """Whether ``estimator`` grows scikit-learn decision trees (on float32 features)."""
+    from sklearn.ensemble import (
+        AdaBoostClassifier,
+        BaggingClassifier,
+        ExtraTreesClassifier,
+        GradientBoostingClassifier,
+        RandomForestClassifier,
+    )
+    from sklearn.tree import BaseDecisionTree
+
+    if isinstance(estimator, AdaBoostClassifier | BaggingClassifier):  # None: a tree
+        return estimator.estimator is None or _grows_trees(estimator.estimator)
+    trees = (BaseDecisionTree, RandomForestClassifier, ExtraTreesClassifier)
+    return isinstance(estimator, (*trees, GradientBoostingClassifier))
 
 
 def _fractions(value):

@@ -13,7 +13,7 @@ import pytest
 from _exact_binomial import exact_lower_tail
 from _progress import lines_printed_before_each_fit
 from sklearn.datasets import load_digits
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
 from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
@@ -461,6 +461,25 @@ def test_a_candidate_without_a_bound_drops_out_instead_of_sinking_the_fit():
     assert "tandem bound has no sample" in dropped["dropped"]
     assert ["dropped" in c for c in clf.candidates_] == [False] * 9 + [True]
     assert clf.best_index_ != 9 and clf.bound_ == clf.best_candidate_["bound"] < 1
+
+
+@pytest.mark.parametrize(
+    "clf",
+    [
+        HoldOutBoundClassifier(random_state=0),
+        HoldOutBoundClassifier(BaggingClassifier(n_estimators=3), random_state=0),
+        CertifiedVoteClassifier(_forest(3), random_state=0),
+    ],
+)
+@pytest.mark.parametrize("row", [3, 4])  # a training row; a held-out row of fraction 0.1
+def test_values_beyond_float32_are_named_before_the_trees_refuse_them(clf, row):
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[row, 1] = -1e300
+    with pytest.raises(ValueError, match=r"values up to \|x\| = 1e\+300, beyond the float32"):
+        clf.fit(X, y)
+    knn = BaggingClassifier(KNeighborsClassifier(3), n_estimators=3)
+    assert 0 < HoldOutBoundClassifier(knn, random_state=0).fit(X, y).bound_ <= 1  # no trees
 
 
 def test_out_of_bag_error_votes_each_row_with_the_members_that_never_saw_it():
