@@ -292,7 +292,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         or ``SplitForest(n_estimators=200)`` (halves protocol, which needs a bank).
     validation_fraction : "auto", float in (0, 1), sequence of floats or None, default="auto"
         Share of the rows held out to certify the vote. A sequence fits one
-        ensemble per fraction, each certified at ``delta / K``, and deploys the
+        ensemble per fraction, each certified at ``delta / K`` (rounded down by one ulp
+        where K of them would sum to more than ``delta``), and deploys the
         tightest. ``None`` selects the halves protocol (the behaviour before
         ``validation_fraction`` existed; a bank that is not split, such as
         :class:`~skpacbayes.voters.PrefitVoters` or

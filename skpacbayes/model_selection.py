@@ -256,7 +256,8 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         Unfitted skpacbayes classifiers (e.g. one per posterior family or bound).
         Their own ``delta`` is overridden.
     delta : float in (0, 1], default=0.05
-        Total confidence budget, split evenly over the candidates.
+        Total confidence budget, split evenly over the candidates (``delta / K``,
+        rounded down by one ulp where K of them would sum to more than ``delta``).
     n_jobs : int, default=None
         Candidates fitted in parallel with joblib (``None`` means 1 unless in a
         :func:`joblib.parallel_config` context, which may also select a cluster backend such
