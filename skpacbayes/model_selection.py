@@ -20,6 +20,7 @@ from sklearn.utils.parallel import delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes.classifiers._fit_params import reject_fit_params
+from skpacbayes.engine.certificate import equal_share
 from skpacbayes.engine.parallel import as_completed
 from skpacbayes.engine.sharing import shared_votes
 
@@ -65,10 +66,11 @@ class SelectedCandidateMixin:
     1; ``1 / K`` each unless the estimator says otherwise), and deploys one of them
     (``best_estimator_``). Predictions are that candidate's; its certificate, re-computed
     at its share, certifies them (the union bound covers the choice). The estimator
-    names the deployed candidate's ``w_c`` in ``_deployed_share``.
+    gives every candidate's share of a budget in ``_candidate_deltas``, rounded down so
+    that they sum to at most the budget (:func:`shares_within`).
     """
 
-    def _deployed_share(self):
+    def _candidate_deltas(self, delta):
         raise NotImplementedError
 
     def recompute_bound(self, delta):
@@ -101,7 +103,7 @@ class SelectedCandidateMixin:
         check_is_fitted(self)
         if not 0 < delta <= 1:
             raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
-        return self.best_estimator_.recompute_bound(delta * self._deployed_share())
+        return self.best_estimator_.recompute_bound(self._candidate_deltas(delta)[self.best_index_])
 
     def predict(self, X):
         """Predict with the selected candidate.
@@ -205,7 +207,8 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         Unfitted skpacbayes classifiers (e.g. one per posterior family or bound).
         Their own ``delta`` is overridden.
     delta : float in (0, 1], default=0.05
-        Total confidence budget, split evenly over the candidates.
+        Total confidence budget, split evenly over the candidates (``delta / K``,
+        rounded down by one ulp where K of them would sum to more than ``delta``).
     n_jobs : int, default=None
         Candidates fitted in parallel with joblib (``None`` means 1 unless in a
         :func:`joblib.parallel_config` context, which may also select a cluster backend such
@@ -295,7 +298,7 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         if len(self.estimators) == 0:
             raise ValueError("estimators must contain at least one candidate.")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
-        share = self.delta / len(self.estimators)
+        share = equal_share(self.delta, len(self.estimators))
         jobs = (
             delayed(_fit_candidate)(i, clone(est).set_params(delta=share), X, y)
             for i, est in enumerate(self.estimators)
@@ -328,8 +331,8 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         )
         return tags
 
-    def _deployed_share(self):
-        return 1.0 / len(self.estimators_)
+    def _candidate_deltas(self, delta):
+        return [equal_share(delta, len(self.estimators_))] * len(self.estimators_)
 
 
 def bound_scorer(estimator, X=None, y=None):

@@ -3,10 +3,10 @@
 Every value must be finite, inside its range, and CONSERVATIVE (an upper bound never below
 the exact value, a lower bound never above it) up to the rounding the function documents:
 
-* ``kl_inv_upper`` / ``kl_inv_lower``: "never below / above the exact inverse, up to the
-  rounding of kl itself". We allow a wrong-side error of at most ``8 u (1 + eps)`` in kl,
-  translated into ``p`` by the slope of ``kl(q || .)`` at the exact root (``u = 2**-53``).
-  Estimator certificates add ``1e-12`` to every statistic and to the KL, far above this.
+* ``kl_inv_upper`` / ``kl_inv_lower``: below / above the exact inverse by at most the
+  rounding of kl, ``8 u (1 + eps)`` translated into ``p`` by the slope of ``kl(q || .)`` at
+  the exact root (``u = 2**-53``); with the statistic moved by the certificates' ``1e-12``
+  allowance first, never on the wrong side.
 * the stochastic losses: within ``loss_tolerance`` of the exact value (what the certificate
   adds and subtracts);
 * the partition terms ``b~``, ``c~``: never above the exact value (exact rational arithmetic
@@ -27,6 +27,7 @@ import pytest
 import torch
 
 from skpacbayes import bounds, partition
+from skpacbayes.engine.certificate import _STAT_SLACK
 from skpacbayes.posteriors import Categorical, Dirichlet, Gaussian, dirichlet_kl
 
 U = 2.0**-53
@@ -156,6 +157,24 @@ def test_kl_inverses_are_conservative_at_extremes(q):
             # (e.g. eps = 50: p ~ 1e-74 is only determined to ~1e-14 relative by float kl)
             tol = max(1e-14 * exact, kl_rounding_allowance(q, eps, exact)) + 1e-300
             assert abs(_mpf(value) - exact) <= tol, (q, eps, upper, value)
+
+
+@pytest.mark.parametrize("q", [1e-9, 1e-4, 1e-3, 0.01, 0.05, 0.1, 0.25, 0.5, 0.9, 0.999])
+def test_kl_inverses_of_a_statistic_raised_by_its_allowance_are_conservative(q):
+    """A raw inverse may sit on the wrong side of the exact one by the rounding of kl; the
+    inverse of the statistic moved by ``_STAT_SLACK`` (as every certificate moves it) never
+    does, at ordinary budgets as well as at the extremes above."""
+    for eps in (1e-12, 1e-10, 1e-8, 1e-5, 1e-4, 1e-3, 0.01, 0.3, 3.0, 30.0):
+        for upper in (True, False):
+            inverse = bounds.kl_inv_upper if upper else bounds.kl_inv_lower
+            exact = ref_kl_inv(q, eps, upper)
+            raw = _mpf(inverse(q, eps))
+            wrong_side = (exact - raw) if upper else (raw - exact)
+            assert wrong_side <= kl_rounding_allowance(q, eps, exact), (q, eps, upper)
+            assert abs(raw - exact) <= 1e-13 * exact + 1e-300, (q, eps, upper)
+            moved = min(1.0, q + _STAT_SLACK) if upper else max(0.0, q - _STAT_SLACK)
+            certified = _mpf(inverse(moved, eps))
+            assert (certified >= exact) if upper else (certified <= exact), (q, eps, upper)
 
 
 def test_kl_inverse_closed_forms():

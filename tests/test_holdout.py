@@ -13,7 +13,8 @@ import pytest
 from _exact_binomial import exact_lower_tail
 from _progress import lines_printed_before_each_fit
 from sklearn.datasets import load_digits
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
+from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 
@@ -275,6 +276,49 @@ def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
     assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
 
 
+def test_shares_of_delta_never_sum_to_more_than_delta():
+    from skpacbayes.classifiers._certified_vote import _weight, candidate_deltas
+    from skpacbayes.engine.certificate import equal_share
+
+    rounded = 0
+    for delta in (1.0, 0.5, 0.1, 0.05, 0.01, 0.001, 0.037):
+        for k in range(1, 101):  # fractions x folds: any count of hold-out candidates
+            equal = equal_share(delta, k)  # BoundSelection's and HoldOut's statements
+            assert Fraction(equal) * k <= Fraction(delta)
+            assert equal == delta / k or Fraction(delta / k) * k > Fraction(delta)
+            for kinds in (
+                [],
+                ["stump"] * 2,
+                ["out_of_bag"] * 2,
+                ["stump"] * 2 + ["out_of_bag"] * 2,
+            ):
+                weights = np.array([_weight({"kind": c}) for c in ["holdout"] * k + kinds])
+                shares = weights / weights.sum()
+                deltas = candidate_deltas(delta, shares)
+                assert sum(map(Fraction, deltas)) <= Fraction(delta)
+                before = [float(delta * share) for share in shares]
+                if sum(map(Fraction, before)) <= Fraction(delta):
+                    assert deltas == before  # unchanged wherever they already fit
+                else:
+                    rounded += 1
+                    gaps = np.subtract(before, deltas)  # a few ulps each
+                    assert np.all((gaps > 0) & (gaps <= 4 * np.spacing(before)))
+    assert rounded > 0
+
+
+def test_certified_vote_shares_fit_in_delta_and_recompute_at_them(digits):
+    X_tr, _, y_tr, _ = digits
+    fractions = (0.1, 0.2, 0.3, 0.4, 0.5)  # five shares of 0.05 sum to more than 0.05
+    clf = CertifiedVoteClassifier(
+        _forest(5), validation_fraction=fractions, n_folds=1, random_state=0
+    ).fit(X_tr[:300], y_tr[:300])
+    shares = [c["delta"] for c in clf.candidates_]
+    assert Fraction(0.05 * 0.2) * 5 > Fraction(0.05)  # the unrounded share
+    assert sum(map(Fraction, shares)) <= Fraction(0.05) and shares[0] < 0.05 * 0.2
+    assert clf.certificate_.delta == clf.best_candidate_["delta"]
+    assert clf.recompute_bound(clf.delta) == clf.bound_
+
+
 def test_certified_vote_holds_the_holdout_candidates_of_the_same_random_state(digits):
     """Fold 0 of every fraction is HoldOut's candidate; one fold and no stump: HoldOut itself."""
     X_tr, X_te, y_tr, y_te = digits
@@ -408,6 +452,37 @@ def test_out_of_bag_candidates_join_where_they_can_win(digits):
     assert len(forced.candidates_) == 3
     oob = [c for c in forced.candidates_ if c["kind"] == "out_of_bag"]
     assert [c["bound"] for c in oob] == [c["bound"] for c in clf.candidates_[1:]]
+
+
+def test_a_candidate_without_a_bound_drops_out_instead_of_sinking_the_fit():
+    X = np.random.default_rng(0).normal(size=(12, 3))
+    y = np.arange(12) % 2
+    with pytest.warns(FitFailedWarning, match=r"Candidate 9 \(out-of-bag SO\) dropped out"):
+        clf = CertifiedVoteClassifier(selection="most_accurate", random_state=0).fit(X, y)
+    dropped = clf.candidates_[9]
+    assert dropped["bound"] == 1.0 and np.isnan(dropped["estimated_error"])
+    assert "tandem bound has no sample" in dropped["dropped"]
+    assert ["dropped" in c for c in clf.candidates_] == [False] * 9 + [True]
+    assert clf.best_index_ != 9 and clf.bound_ == clf.best_candidate_["bound"] < 1
+
+
+@pytest.mark.parametrize(
+    "clf",
+    [
+        HoldOutBoundClassifier(random_state=0),
+        HoldOutBoundClassifier(BaggingClassifier(n_estimators=3), random_state=0),
+        CertifiedVoteClassifier(_forest(3), random_state=0),
+    ],
+)
+@pytest.mark.parametrize("row", [3, 4])  # a training row; a held-out row of fraction 0.1
+def test_values_beyond_float32_are_named_before_the_trees_refuse_them(clf, row):
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[row, 1] = -1e300
+    with pytest.raises(ValueError, match=r"values up to \|x\| = 1e\+300, beyond the float32"):
+        clf.fit(X, y)
+    knn = BaggingClassifier(KNeighborsClassifier(3), n_estimators=3)
+    assert 0 < HoldOutBoundClassifier(knn, random_state=0).fit(X, y).bound_ <= 1  # no trees
 
 
 def test_out_of_bag_error_votes_each_row_with_the_members_that_never_saw_it():

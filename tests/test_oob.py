@@ -284,6 +284,19 @@ def test_invalid_banks_raise(binary, bank, match):
         bank.fit(X, y)
 
 
+@pytest.mark.parametrize("solver", ["auto", "lbfgs", "adam"])
+def test_tandem_bound_without_a_shared_out_of_bag_row_says_so(solver):
+    X = np.random.default_rng(0).normal(size=(4, 3))
+    y = np.arange(4) % 2
+    bank = OutOfBagVoters(n_estimators=10, random_state=0)
+    clf = SecondOrderBoundClassifier(voters=bank, solver=solver, max_epochs=2, random_state=0)
+    with pytest.raises(ValueError, match="shares no row on which both may be evaluated"):
+        clf.fit(X, y)
+    mask = clone(bank).fit(X, y).evaluation_mask().astype(int)
+    assert np.min(mask.T @ mask) == 0  # the pair sample of some two trees is empty
+    FirstOrderBoundClassifier(voters=bank, solver=solver, max_epochs=2).fit(X, y)  # no pairs
+
+
 @pytest.mark.parametrize(
     "clf",
     [

@@ -14,11 +14,13 @@ certificate: by default the tightest bound.
 """
 
 import time
+import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import FitFailedWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import delayed
@@ -34,7 +36,9 @@ from skpacbayes.classifiers._hold_out import (
     validation_rows,
 )
 from skpacbayes.classifiers._second_order import SecondOrderBoundClassifier
+from skpacbayes.engine.certificate import shares_within
 from skpacbayes.engine.parallel import as_completed
+from skpacbayes.engine.statistics import EmptySampleError
 from skpacbayes.engine.vote import _strict_argmax_is, weighted_vote_scores
 from skpacbayes.model_selection import SelectedCandidateMixin
 
@@ -175,10 +179,23 @@ def _weight(info):
     return STUMP_WEIGHT if info["kind"] == "stump" else 1.0
 
 
+def candidate_deltas(delta, shares):
+    """Each candidate's ``delta * share``, rounded down to sum to at most ``delta`` exactly."""
+    return shares_within(delta, [float(delta * share) for share in shares])
+
+
 def _fit_candidate(index, info, estimator, X, y):
-    """Fit one candidate; return its index, its description (bound, estimate, time), itself."""
+    """Fit one candidate; return its index, its description (bound, estimate, time), itself.
+
+    A candidate whose bound has no sample (an empty out-of-bag pair sample) drops out: bound
+    1.0 (trivially certified), no estimate, and the reason under ``dropped``.
+    """
     start = time.perf_counter()
-    estimator.fit(X, y)
+    try:
+        estimator.fit(X, y)
+    except EmptySampleError as error:
+        dropped = {"bound": 1.0, "estimated_error": float("nan"), "dropped": str(error)}
+        return index, {**info, **dropped, "fit_time": time.perf_counter() - start}, estimator
     if info["kind"] == "out_of_bag":
         estimate = out_of_bag_error(estimator, X, y)
     else:
@@ -309,7 +326,11 @@ default="tightest_bound"
         (the candidate's share), ``bound`` (at that share), ``estimated_error``
         (the candidate's error on rows its voters never saw: the held-out error, or
         the out-of-bag error of the weighted vote; an estimate of its accuracy, not
-        part of the certificate) and ``fit_time`` (seconds).
+        part of the certificate) and ``fit_time`` (seconds). A candidate whose bound
+        cannot be computed (an out-of-bag candidate on so few rows that some pair of
+        trees shares no out-of-bag row) drops out with a ``FitFailedWarning``: ``bound``
+        1.0, ``estimated_error`` nan and the reason under ``dropped``; it is never
+        deployed.
     best_index_ : int
         Index of the deployed candidate in ``candidates_``.
     best_candidate_ : dict
@@ -346,7 +367,8 @@ default="tightest_bound"
     **Shares of delta.** ``delta_c = delta w_c / sum_c' w_c'`` with ``w_c = 1`` for
     every forest (hold-out or out-of-bag) and :data:`STUMP_WEIGHT` (0.1) for each
     stump. With the defaults, six forests (three fractions, two folds each) and two
-    stumps: ``delta / 6.2`` per forest, ``delta / 62`` per stump.
+    stumps: ``delta / 6.2`` per forest, ``delta / 62`` per stump. Where the float shares
+    would sum to more than ``delta``, each is rounded down by a few ulps.
 
     **Why two folds.** A hold-out bound is a random draw: the held-out error of one
     forest on one held-out set. A second fold of the same fraction is an
@@ -539,7 +561,7 @@ default="tightest_bound"
         candidates = self._candidates(seed)
         weights = np.array([_weight(info) for info, _ in candidates])
         shares = weights / weights.sum()
-        deltas = [float(self.delta * share) for share in shares]
+        deltas = candidate_deltas(self.delta, shares)
         start = time.perf_counter()
         self._say(f"{len(candidates)} candidates on {X.shape[0]} rows, each reported as it ends")
         if any(info["kind"] == "out_of_bag" for info, _ in candidates):
@@ -555,6 +577,13 @@ default="tightest_bound"
         results = [None] * len(candidates)
         for done, (index, entry, est) in enumerate(as_completed(jobs, self.n_jobs), start=1):
             results[index] = (entry, est)
+            if "dropped" in entry:
+                warnings.warn(
+                    f"Candidate {index} ({describe(entry)}) dropped out (bound 1.0): "
+                    f"{entry['dropped']}",
+                    FitFailedWarning,
+                    stacklevel=2,
+                )
             self._say(
                 f"{done}/{len(candidates)} candidate {index} ({describe(entry)}): bound "
                 f"{entry['bound']:.4f}, estimated error {entry['estimated_error']:.4f} "
@@ -563,7 +592,7 @@ default="tightest_bound"
         self.candidates_ = [entry for entry, _ in results]
         self.best_index_ = select(
             [c["bound"] for c in self.candidates_],
-            [c["estimated_error"] for c in self.candidates_],
+            [np.inf if "dropped" in c else c["estimated_error"] for c in self.candidates_],
             self._tolerance(),
         )
         self._shares = tuple(float(share) for share in shares)
@@ -584,5 +613,5 @@ default="tightest_bound"
         tags.input_tags.sparse = True  # CSR end to end (the voter banks take it)
         return tags
 
-    def _deployed_share(self):
-        return self._shares[self.best_index_]
+    def _candidate_deltas(self, delta):
+        return candidate_deltas(delta, self._shares)

@@ -33,10 +33,12 @@ from skpacbayes.classifiers._base import (
 )
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._out_of_core import dask_rows
+from skpacbayes.engine.certificate import equal_share
 from skpacbayes.engine.certify import certify_test_set
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.vote import weighted_vote_scores
 from skpacbayes.objectives import TestSet
+from skpacbayes.voters._base import _check_float32_range
 
 __all__ = ["HoldOutBoundClassifier", "training_rows", "validation_rows"]
 
@@ -192,12 +194,31 @@ def grown_voters(voters, X, y, seed, n_jobs):
         return resolve_voters(voters, None, seed, n_jobs).fit(X, y)
     if voters is None:
         voters = RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS)
+    if _grows_trees(voters):  # sklearn's own error would not say what is wrong with X
+        _check_float32_range(X, type(voters).__name__)
     est = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
     with warnings.catch_warnings():
         # the members were grown on exactly these rows on purpose: the bound reads only the
         # held-out rows, so the same-rows warning of PrefitVoters does not apply here
         warnings.simplefilter("ignore", SampleReuseWarning)
         return PrefitVoters(est, n_jobs=n_jobs).fit(X, y)
+
+
+def _grows_trees(estimator):
+    """Whether ``estimator`` grows scikit-learn decision trees (on float32 features)."""
+    from sklearn.ensemble import (
+        AdaBoostClassifier,
+        BaggingClassifier,
+        ExtraTreesClassifier,
+        GradientBoostingClassifier,
+        RandomForestClassifier,
+    )
+    from sklearn.tree import BaseDecisionTree
+
+    if isinstance(estimator, AdaBoostClassifier | BaggingClassifier):  # None: a tree
+        return estimator.estimator is None or _grows_trees(estimator.estimator)
+    trees = (BaseDecisionTree, RandomForestClassifier, ExtraTreesClassifier)
+    return isinstance(estimator, (*trees, GradientBoostingClassifier))
 
 
 def _fractions(value):
@@ -266,7 +287,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         or ``SplitForest(n_estimators=200)`` (halves protocol, which needs a bank).
     validation_fraction : "auto", float in (0, 1), sequence of floats or None, default="auto"
         Share of the rows held out to certify the vote. A sequence fits one
-        ensemble per fraction, each certified at ``delta / K``, and deploys the
+        ensemble per fraction, each certified at ``delta / K`` (rounded down by one ulp
+        where K of them would sum to more than ``delta``), and deploys the
         tightest. ``None`` selects the halves protocol (the behaviour before
         ``validation_fraction`` existed; a bank that is not split, such as
         :class:`~skpacbayes.voters.PrefitVoters` or
@@ -485,7 +507,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             )
 
     def _fit_fractions(self, X, y, y_idx, seed, fractions):
-        share = float(self.delta) / len(fractions)
+        share = equal_share(float(self.delta), len(fractions))
         errors, sizes, values, best = [], [], [], None
         for f in fractions:
             start = time.perf_counter()
@@ -538,7 +560,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self._codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
         count_errors = self._plain_vote_errors(X, y_idx)
         groups = _evaluation_groups(bank)
-        share = float(self.delta) / len(groups)
+        share = equal_share(float(self.delta), len(groups))
         errors, sizes, values = [], [], []
         for g in groups:
             rows = np.zeros(X.shape[0], dtype=bool)

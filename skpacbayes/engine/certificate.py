@@ -5,11 +5,13 @@ allowances below raise every empirical statistic and every KL value before they 
 bound (theory page, :ref:`theory-numerics`).
 """
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["Certificate", "effective_voters"]
+__all__ = ["Certificate", "effective_voters", "equal_share", "shares_within"]
 
 # Safe-side allowance for the float64 rounding of a mean of at most ~1e8
 # terms in [0, 1] and of a KL value (relative ~1e-15 each): statistics that
@@ -148,3 +150,51 @@ def effective_voters(weights, share=0.99, vote=True):
     # a relative allowance for the rounding of the cumulative sums (ties at exactly 99 %)
     reached = np.cumsum(w) >= share * total * (1 - 1e-12)
     return int(np.argmax(reached)) + 1
+
+
+def shares_within(delta, shares):
+    """Shares of ``delta`` whose exact sum does not exceed it (for the union bound).
+
+    Each share is rounded down one ulp at a time until the exact sum of the floats is at
+    most ``delta``; shares that already satisfy it are returned unchanged.
+
+    Parameters
+    ----------
+    delta : float
+        Total confidence budget.
+    shares : sequence of float
+        Each candidate's share (e.g. ``delta / K``), before rounding.
+
+    Returns
+    -------
+    shares : list of float
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from skpacbayes.engine.certificate import shares_within
+    >>> shares = shares_within(0.05, [0.05 / 7] * 7)
+    >>> shares[0] < 0.05 / 7, sum(map(Fraction, shares)) <= Fraction(0.05)
+    (True, True)
+    """
+    shares = [float(s) for s in shares]
+    while sum(map(Fraction, shares)) > Fraction(delta):
+        shares = [math.nextafter(s, 0.0) for s in shares]
+    return shares
+
+
+def equal_share(delta, k):
+    """``delta / k``, rounded down where ``k`` of them would sum to more than ``delta``.
+
+    Parameters
+    ----------
+    delta : float
+        Total confidence budget.
+    k : int >= 1
+        Number of statements.
+
+    Returns
+    -------
+    share : float
+    """
+    return shares_within(delta, [delta / k] * k)[0]

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from skpacbayes.engine.certificate import _KL_SLACK, Certificate, effective_voters
+from skpacbayes.engine.certificate import _KL_SLACK, Certificate, effective_voters, equal_share
 from skpacbayes.engine.spec import FitResult
 
 __all__ = ["CertifyInputs", "better", "certify", "certify_test_set", "result"]
@@ -157,7 +157,8 @@ def certify_test_set(bound, statement, errors, sizes, delta, n_voters, vote_weig
     statement : int
         The statement deployed (the one of lowest bound).
     errors, sizes : sequence of int
-        Errors and held-out rows of each statement (``delta`` is split evenly over them).
+        Errors and held-out rows of each statement (``delta`` is split evenly over them, the
+        shares rounded down so that their sum never exceeds it).
     delta : float
         The confidence parameter.
     n_voters : int
@@ -173,7 +174,7 @@ def certify_test_set(bound, statement, errors, sizes, delta, n_voters, vote_weig
         statistics, one mixture weight per statement (1 for the deployed one) and the bounds
         of every statement in ``details["bounds"]``.
     """
-    share = float(delta) / len(sizes)
+    share = equal_share(float(delta), len(sizes))
     values = [bound.statement(k, n, share) for k, n in zip(errors, sizes, strict=True)]
     return Certificate(
         bound=bound.name,

@@ -225,6 +225,10 @@ class VoteStatistics:
         )
 
 
+class EmptySampleError(ValueError):
+    """The sample of a PAC-Bayes statement is empty: its bound cannot be computed."""
+
+
 @dataclass(frozen=True)
 class GroupStatistics:
     """Counts of one evaluation group, and the rates and sample sizes the bounds use.
@@ -252,10 +256,28 @@ class GroupStatistics:
         return self.pair_errors / self.pair_sizes
 
     def sample_size(self, keys):
-        """Sample size of the PAC-Bayes statement on the statistics ``keys``."""
+        """Sample size of the PAC-Bayes statement on the statistics ``keys``.
+
+        Raises
+        ------
+        EmptySampleError
+            If that sample is empty: no bound can be computed on it.
+        """
         m = int(self.sizes.min())
+        if m < 1:
+            raise EmptySampleError(
+                "Some voter may be evaluated on no row, so the bound has no sample; use more "
+                "rows or leave each voter some rows it was not grown on."
+            )
         if _PAIR_STATISTICS & set(keys):
             m = min(m, int(self.pair_sizes.min()))
+            if m < 1:
+                raise EmptySampleError(
+                    "Some pair of voters shares no row on which both may be evaluated (no "
+                    "out-of-bag row in common), so the tandem bound has no sample; use more "
+                    "rows, fewer voters or fewer rows per voter (max_samples), or the "
+                    "first-order bound (FirstOrderBoundClassifier)."
+                )
         return m
 
 

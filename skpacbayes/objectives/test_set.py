@@ -54,6 +54,8 @@ class TestSet(Bound):
         return binomial_inv_upper(int(n_errors), int(m), delta)
 
     def recompute(self, certificate, delta):
+        from skpacbayes.engine.certificate import equal_share
+
         i = certificate.details["statement"]
-        share = delta / len(certificate.m)  # still split over the fit's statements
+        share = equal_share(delta, len(certificate.m))  # still split over the fit's statements
         return self.statement(certificate.statistics["errors"][i], certificate.m[i], share)

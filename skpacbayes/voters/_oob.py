@@ -207,7 +207,9 @@ class OutOfBagVoters(MemberVoters):
     half of the rows without replacement (the default) gives every member ``m/2``
     out-of-bag rows and every pair about ``m/4`` shared ones (the tandem bound's sample); a
     bootstrap of ``m`` rows gives about ``0.37 m`` and ``0.14 m``. A bank grown without
-    replacement on (nearly) all rows has (almost) no out-of-bag rows and is refused.
+    replacement on (nearly) all rows has (almost) no out-of-bag rows and is refused; on a
+    handful of rows some pair may share none, and the tandem bound then raises a
+    ``ValueError`` saying so (the first-order bound still applies).
 
     Which bound. The tandem bound (:class:`~skpacbayes.SecondOrderBoundClassifier`) is
     usually the tighter one here and keeps the weights close to uniform, so the deployed
