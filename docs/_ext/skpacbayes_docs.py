@@ -66,7 +66,7 @@ def valid_combination_rows():
         for _, n_classes, split in SETTINGS:
             valid = est._valid_posteriors(n_classes, split)
             cells.append(", ".join(FAMILY_ABBR.get(p, p) for p in valid) or "--")
-        rows.append((name, obj._bound_name, cells))
+        rows.append((name, obj._bound_class.name, cells))
     order = {b: i for i, b in enumerate(BOUND_ORDER)}
     rows.sort(key=lambda r: (order.get(r[1], len(order)), r[0]))
     return rows
