@@ -247,11 +247,12 @@ def _fractions(value):
 
 
 def _vote_errors(votes, codes, y_idx, n_classes):
-    """Errors of the plain vote (ties count as errors), votes mapped by ``codes``."""
-    from skpacbayes.engine.vote import _strict_argmax_is
+    """Errors of what ``predict`` returns, the plain vote (ties to the first class), votes
+    mapped by ``codes``."""
+    from skpacbayes.engine.vote import vote_errors
 
-    scores = weighted_vote_scores(codes[votes], np.ones(votes.shape[1]), n_classes)
-    return int(np.sum(~_strict_argmax_is(scores, y_idx)))
+    ones = np.ones(votes.shape[1])
+    return int(np.sum(vote_errors(codes[votes], y_idx, ones, n_classes, ties="first")))
 
 
 class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator):
@@ -263,13 +264,18 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     voters are grown on the other rows, and their unweighted vote ``h_f`` is
     certified on the held-out rows: with probability at least ``1 - delta / K``,
     ``R(h_f) <= binomial_inv_upper(k_f, n_f, delta / K)`` (the largest ``r`` with
-    ``P(Bin(n_f, r) <= k_f) >= delta / K``), ``k_f`` the errors of ``h_f`` on them
-    (ties count as errors). The fraction with the smallest bound
+    ``P(Bin(n_f, r) <= k_f) >= delta / K``), ``k_f`` the errors of ``h_f`` on them,
+    the errors of exactly what ``predict`` returns (a tie goes to the first class, as in
+    ``predict``). The fraction with the smallest bound
     is deployed. **Halves protocol** (``validation_fraction=None``): a split bank
     brings its own halves; the plain vote of one half's voters is certified on
     the other half, at ``delta / 2`` each, and the tighter half is deployed. For
     a bank that is not split (e.g. stumps) the vote of the whole bank is
     certified on the whole sample (valid when the bank does not depend on it).
+    **A model you fitted**: with ``voters=PrefitVoters(model)`` (any fitted scikit-learn
+    classifier, fitted on other rows) the deployed classifier is the model's own
+    ``predict`` and ``bound_`` certifies it on every row given to ``fit``; with
+    ``PrefitVoters([model_1, model_2, ...])``, their plain vote (ties to the first class).
     By default (``"auto"``) a voter bank keeps its own rule (halves or every
     row) and anything else is grown on part of the rows. **Sample protocol**
     (``train_size=n``): the voters are grown on ``n`` rows drawn from the seed and
@@ -280,7 +286,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     ----------
     voters : voter bank, scikit-learn classifier or None, default=None
         What is grown on the training rows. A voter bank (any
-        :mod:`skpacbayes.voters` object) votes with all of its voters. An unfitted
+        :mod:`skpacbayes.voters` object) votes with all of its voters, except
+        ``PrefitVoters(model)`` of ONE fitted model, whose own ``predict`` is deployed
+        (:meth:`~skpacbayes.voters.PrefitVoters.deployed_voters`). An unfitted
         scikit-learn classifier is cloned and fitted, and its members vote (the
         trees of a forest, as in :class:`~skpacbayes.voters.PrefitVoters`).
         ``None``: ``RandomForestClassifier(n_estimators=200)`` (fraction protocol)
@@ -556,6 +564,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             fit_voters(bank, X, self.classes_)
         else:
             bank.fit(X, y)
+        if hasattr(bank, "deployed_voters"):  # prefit models: the model itself, if one
+            bank = bank.deployed_voters()
+            y_idx = self._known_classes(bank.classes_, y, y_idx)
         self.voters_ = bank
         self._codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
         count_errors = self._plain_vote_errors(X, y_idx)
@@ -611,11 +622,25 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.bound_ = self.certificate_.value
         self.certificate_.details.update(train_size=int(train.size))
 
+    def _known_classes(self, classes, y, y_idx):
+        """Widen ``classes_`` to every class the prefit voters know (a superset of ``y``'s,
+        so that ``predict`` may return any of them); ``y``'s class indices in the new
+        ``classes_``."""
+        if np.array_equal(classes, self.classes_):
+            return y_idx
+        self.classes_ = np.asarray(classes)
+        if is_dask_input(y):
+            from skpacbayes.engine.dask_passes import label_indices
+
+            return label_indices(y, self.classes_)
+        return np.searchsorted(self.classes_, y)
+
     def _plain_vote_errors(self, X, y_idx):
         """``count(voters, rows)``: errors of the plain vote of ``voters`` on the mask ``rows``.
 
         One pass over ``X`` per call (in memory, the votes are kept between calls): block by
-        block on the workers for a dask array. Ties count as errors.
+        block on the workers for a dask array. The errors of exactly what ``predict`` returns:
+        a tie goes to the first class of largest score, as in ``predict``.
         """
         from skpacbayes.engine.passes import VotePasses
 
@@ -633,7 +658,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         def count(voters, rows):
             weights = np.zeros(bank.n_voters_)
             weights[voters] = 1.0
-            return passes.vote_errors(y_idx, weights, n_classes, rows)[0]
+            return passes.vote_errors(y_idx, weights, n_classes, rows, ties="first")[0]
 
         return count
 
@@ -721,6 +746,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     def predict(self, X):
         """Plain vote of the deployed voters (ties go to the first class).
 
+        With ``PrefitVoters(model)`` of one model, the deployed voter is the model itself:
+        this is ``model.predict``.
+
         Parameters
         ----------
         X : {array-like, dask array} of shape (n_samples, n_features)
@@ -730,8 +758,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
-            Predicted class labels; ``bound_`` certifies their error rate (ties were
-            counted as errors).
+            Predicted class labels; ``bound_`` certifies their error rate (the
+            certificate counted the errors of exactly these predictions, ties included).
 
         Examples
         --------

@@ -109,14 +109,14 @@ def _block_statistics(voters, X, y_idx, group_voters, rules, n_voters, pairs):
     return passes.statistics(np.asarray(y_idx), scheme, pairs)
 
 
-def _block_vote_errors(voters, X, y_idx, weights, n_classes, packed):
+def _block_vote_errors(voters, X, y_idx, weights, n_classes, packed, ties):
     from skpacbayes.engine.passes import VotePasses
 
     rows = _unpack(packed, X.shape[0]).astype(bool, copy=False)
-    wrong, used = VotePasses(voters, X, keep_bytes=0).vote_errors(
-        np.asarray(y_idx), weights, n_classes, rows
+    errors, sizes = VotePasses(voters, X, keep_bytes=0).class_vote_errors(
+        np.asarray(y_idx), weights, n_classes, rows, ties
     )
-    return np.array([wrong, used], dtype=np.int64)
+    return np.stack([errors, sizes])
 
 
 def _packed_rows(rows):
@@ -208,18 +208,29 @@ class DaskVotePasses:
         total = self._compute(_block_statistics, y_idx, args)
         return scheme.with_pair_sizes(total) if pairs else total
 
-    def vote_errors(self, y_idx, weights, n_classes, rows):
+    def vote_errors(self, y_idx, weights, n_classes, rows, ties="error"):
         """One pass: the errors of the weighted vote on the rows ``rows`` (bool mask).
 
-        Returns the number of errors and of rows (ties count as errors).
+        Returns the number of errors and of rows (``ties``: see
+        :func:`~skpacbayes.engine.vote.vote_errors`).
+        """
+        errors, sizes = self.class_vote_errors(y_idx, weights, n_classes, rows, ties)
+        return int(errors.sum()), int(sizes.sum())
+
+    def class_vote_errors(self, y_idx, weights, n_classes, rows, ties="error"):
+        """One pass: the errors of the weighted vote on the rows ``rows``, class by class.
+
+        Returns two int64 arrays of shape ``(n_classes,)``: errors and rows of each true
+        class (the counts of :meth:`VotePasses.class_vote_errors
+        <skpacbayes.engine.passes.VotePasses.class_vote_errors>`, added over the blocks).
         """
         weights = np.asarray(weights)
 
         def args(start, stop):
-            return weights, n_classes, _packed_rows(rows[start:stop])
+            return weights, n_classes, _packed_rows(rows[start:stop]), ties
 
-        wrong, used = self._compute(_block_vote_errors, y_idx, args)
-        return int(wrong), int(used)
+        errors, sizes = self._compute(_block_vote_errors, y_idx, args)
+        return errors.astype(np.int64), sizes.astype(np.int64)
 
     def whole(self):
         """Refused: the per-row optimisers need the whole vote matrix in memory."""

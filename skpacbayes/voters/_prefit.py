@@ -116,19 +116,12 @@ def _expand_list(estimators):
     return voters, members, classes
 
 
-def _check_not_boosting(model):
-    """Refuse gradient boosting passed as an ensemble: it is not a majority vote."""
+def _is_boosting(model):
+    """Whether ``model`` is gradient boosting: an additive model, not a majority vote."""
     module = type(model).__module__.split(".")[0]
-    if isinstance(model, (GradientBoostingClassifier, HistGradientBoostingClassifier)) or (
+    return isinstance(model, (GradientBoostingClassifier, HistGradientBoostingClassifier)) or (
         module in _BOOSTING_MODULES
-    ):
-        raise ValueError(
-            f"PrefitVoters cannot take {type(model).__name__} apart into voters: gradient "
-            "boosting is an additive model of regression trees fitted to residuals, not a "
-            "majority vote of classifiers, so its members are not voters. To certify the "
-            f"boosted model as it is, pass it as ONE voter, PrefitVoters([model]), to "
-            "HoldOutBoundClassifier (a test-set bound on exactly its predictions)."
-        )
+    )
 
 
 def _expand_ensemble(ensemble):
@@ -278,15 +271,20 @@ class PrefitVoters(MemberVoters):
         Either a list (or tuple) of fitted classifiers (each may be wrapped in
         :class:`sklearn.frozen.FrozenEstimator`) that share the same ``classes_``;
         each one is a voter, whatever it is (a boosted model in a list is one voter
-        that predicts like the model). Or a single fitted ensemble (possibly frozen)
-        whose members are the voters: :class:`RandomForestClassifier` /
+        that predicts like the model). Or a single fitted classifier (possibly
+        frozen): any scikit-learn classifier (a pipeline, an SVC without
+        ``predict_proba``, an MLP, gradient boosting, ...) is accepted;
+        :class:`~skpacbayes.HoldOutBoundClassifier` deploys and certifies its own
+        ``predict`` (:meth:`deployed_voters`). For the PAC-Bayes estimators, which
+        weigh voters, a single fitted ensemble's members are the voters:
+        :class:`RandomForestClassifier` /
         :class:`ExtraTreesClassifier` (their trees), :class:`BaggingClassifier`
         (members with their feature subsets), :class:`VotingClassifier` and
         :class:`StackingClassifier` (their fitted base estimators) or
         :class:`AdaBoostClassifier` (its members). Gradient boosting
         (:class:`GradientBoostingClassifier`, :class:`HistGradientBoostingClassifier`,
-        XGBoost, LightGBM, CatBoost) is refused as an ensemble with a ``ValueError``
-        (see Notes). A single fitted classifier that is not an ensemble is one voter.
+        XGBoost, LightGBM, CatBoost) is never taken apart (see Notes): it is one voter,
+        as is a single fitted classifier that is not an ensemble.
     n_jobs : int, default=None
         Number of threads used to compute the votes (``None``: 1 unless in a
         :func:`joblib.parallel_config` context).
@@ -320,9 +318,9 @@ class PrefitVoters(MemberVoters):
 
     Notes
     -----
-    **Which estimator certifies a given model tightest.** To certify the plain vote of
-    a fitted ensemble, ``HoldOutBoundClassifier(voters=PrefitVoters(model))`` (a
-    test-set bound on exactly the model's vote, measured on rows the model never saw)
+    **Which estimator certifies a given model tightest.** To certify a fitted model,
+    ``HoldOutBoundClassifier(voters=PrefitVoters(model))`` (a test-set bound on exactly
+    the model's own ``predict``, measured on rows the model never saw)
     is usually far tighter than a PAC-Bayes estimator on the same voters: the
     PAC-Bayes bounds pay for the disagreement of the members (second order) or a factor
     2 (first order), and reweight them.
@@ -330,9 +328,8 @@ class PrefitVoters(MemberVoters):
     **Gradient boosting is not a majority vote.** Its members are regression trees
     fitted one after another to the residuals of the previous ones; their sum, not a
     vote, makes the prediction, and a vote over them would certify a different (and
-    much weaker) classifier than the model. So the ensemble form is refused; pass the
-    boosted model in a list, ``PrefitVoters([model])``, to certify exactly its
-    predictions as ONE voter (with :class:`~skpacbayes.HoldOutBoundClassifier`).
+    much weaker) classifier than the model. So a boosted model is ONE voter, alone or in a
+    list: its own predictions.
 
     **The same-rows check.** ``fit`` warns with :class:`SampleReuseWarning` when (1) a
     training size recorded by the model (a forest's or bagging's number of rows, a
@@ -392,8 +389,7 @@ class PrefitVoters(MemberVoters):
         else:
             _check_fitted(self.estimators, "estimators")
             inner = _unfreeze(self.estimators)
-            _check_not_boosting(inner)
-            if hasattr(inner, "estimators_"):
+            if hasattr(inner, "estimators_") and not _is_boosting(inner):
                 voters, members, classes = _expand_ensemble(inner)
             else:
                 voters, members, classes = _expand_list([self.estimators])
@@ -449,3 +445,49 @@ class PrefitVoters(MemberVoters):
         self.voter_groups_ = np.full(self.n_voters_, -1, dtype=np.int8)
         self.sample_groups_ = np.zeros(X.shape[0], dtype=np.int8)
         self.n_groups_ = 1
+
+    def deployed_voters(self):
+        """The voters whose plain vote is the deployed classifier: the model itself, if one.
+
+        Given ONE fitted model (an ensemble or not), the classifier a user deploys is the
+        model's own ``predict`` (a forest's averaged probabilities, a boosted model's sum, a
+        pipeline's last step), not the vote of its members: this returns a fitted bank of one
+        voter, that ``predict`` (mapped to ``classes_``). Given a list of models, their plain
+        vote is deployed and this returns the bank itself. What
+        :class:`~skpacbayes.HoldOutBoundClassifier` certifies and predicts with.
+
+        Returns
+        -------
+        bank : PrefitVoters
+            Fitted, with the same ``classes_``, features and evaluation rule as ``self``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from sklearn.ensemble import RandomForestClassifier
+        >>> from skpacbayes.voters import PrefitVoters
+        >>> X, y = load_iris(return_X_y=True)
+        >>> rf = RandomForestClassifier(n_estimators=5, random_state=0).fit(X[::2], y[::2])
+        >>> bank = PrefitVoters(rf).fit(X[1::2], y[1::2])
+        >>> bank.n_voters_, bank.deployed_voters().n_voters_
+        (5, 1)
+        >>> model = bank.deployed_voters()
+        >>> bool((model.classes_[model.votes(X)[:, 0]] == rf.predict(X)).all())
+        True
+        """
+        check_is_fitted(self)
+        if isinstance(self.estimators, (list, tuple)):
+            return self
+        voters, members, classes = _expand_list([self.estimators])
+        bank = type(self)([self.estimators], n_jobs=self.n_jobs)
+        for name in ("n_features_in_", "feature_names_in_", "n_classes_"):
+            if hasattr(self, name):
+                setattr(bank, name, getattr(self, name))
+        bank.classes_ = classes
+        bank.estimators_ = voters
+        bank._members = members
+        bank.n_voters_ = 1
+        bank.voter_groups_ = np.full(1, -1, dtype=np.int8)
+        bank.sample_groups_ = self.sample_groups_
+        bank.n_groups_ = 1
+        return bank

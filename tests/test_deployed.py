@@ -1,0 +1,110 @@
+"""The hold-out line certifies the classifier the user deploys: its own predict, its errors."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.ensemble import (
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+from sklearn.tree import DecisionTreeClassifier
+
+from skpacbayes import HoldOutBoundClassifier
+from skpacbayes.bounds import binomial_inv_upper
+from skpacbayes.voters import PrefitVoters
+
+
+@pytest.fixture(scope="module")
+def three_parts():
+    X, y = make_classification(
+        n_samples=3000, n_features=8, n_informative=5, n_classes=3, flip_y=0.05, random_state=0
+    )
+    y = np.array(["cat", "dog", "eel"])[y]
+    return X[:1000], y[:1000], X[1000:2000], y[1000:2000], X[2000:]
+
+
+def _certifies_model(model, X_bound, y_bound, X_fresh, delta=0.05):
+    clf = HoldOutBoundClassifier(voters=PrefitVoters(model), delta=delta).fit(X_bound, y_bound)
+    np.testing.assert_array_equal(clf.predict(X_fresh), model.predict(X_fresh))
+    errors = int(np.sum(model.predict(X_bound) != y_bound))
+    assert clf.certificate_.statistics["errors"] == (errors,)
+    assert clf.bound_ == binomial_inv_upper(errors, len(y_bound), delta)
+    return clf
+
+
+def test_a_prefit_forest_is_deployed_as_its_own_predict(three_parts):
+    # a forest's predict averages its trees' probabilities: on shallow trees it often differs
+    # from the vote of the trees, and the certificate must count rf.predict's errors
+    X_fit, y_fit, X_bound, y_bound, X_fresh = three_parts
+    rf = RandomForestClassifier(n_estimators=15, max_depth=3, random_state=0).fit(X_fit, y_fit)
+    hard = PrefitVoters(rf).fit(X_bound, y_bound)
+    tree_vote = hard.classes_[
+        np.argmax([(hard.votes(X_fresh) == k).sum(axis=1) for k in range(3)], axis=0)
+    ]
+    assert np.any(tree_vote != rf.predict(X_fresh))  # the case under test does occur
+    clf = _certifies_model(rf, X_bound, y_bound, X_fresh)
+    assert clf.voters_.n_voters_ == 1 and clf.voters_.estimators_ == [rf]
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        GradientBoostingClassifier(n_estimators=5, max_depth=2, random_state=0),
+        HistGradientBoostingClassifier(max_iter=5, random_state=0),
+        MLPClassifier(hidden_layer_sizes=(8,), max_iter=30, random_state=0),
+        SVC(),  # no predict_proba
+        make_pipeline(StandardScaler(), LogisticRegression()),
+        DecisionTreeClassifier(max_depth=3, random_state=0),
+    ],
+    ids=lambda m: type(m).__name__,
+)
+def test_any_fitted_classifier_is_certified_on_its_own_predict(three_parts, model):
+    X_fit, y_fit, X_bound, y_bound, X_fresh = three_parts
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the MLP's ConvergenceWarning
+        model.fit(X_fit, y_fit)
+    _certifies_model(model, X_bound, y_bound, X_fresh)
+    _certifies_model(FrozenEstimator(model), X_bound, y_bound, X_fresh)
+
+
+def test_a_list_of_models_is_their_plain_vote_ties_to_the_first_class(three_parts):
+    X_fit, y_fit, X_bound, y_bound, X_fresh = three_parts
+    models = [DecisionTreeClassifier(max_depth=d, random_state=0).fit(X_fit, y_fit) for d in (1, 2)]
+    clf = HoldOutBoundClassifier(voters=PrefitVoters(models)).fit(X_bound, y_bound)
+    labels = np.stack([m.predict(X_bound) for m in models], axis=1)
+    assert np.any(labels[:, 0] != labels[:, 1])  # ties of two voters occur
+    counts = np.stack([(labels == k).sum(axis=1) for k in clf.classes_], axis=1)
+    vote = clf.classes_[np.argmax(counts, axis=1)]
+    np.testing.assert_array_equal(clf.predict(X_bound), vote)
+    assert clf.certificate_.statistics["errors"] == (int(np.sum(vote != y_bound)),)
+
+
+def test_a_class_the_model_knows_but_the_rows_lack_is_kept(three_parts):
+    X_fit, y_fit, X_bound, y_bound, X_fresh = three_parts
+    model = LogisticRegression().fit(X_fit, y_fit)
+    keep = y_bound != "eel"
+    clf = _certifies_model(model, X_bound[keep], y_bound[keep], X_fresh)
+    assert clf.classes_.tolist() == ["cat", "dog", "eel"]
+
+
+def test_the_deployed_model_is_certified_on_dask_arrays(three_parts):
+    da = pytest.importorskip("dask.array")
+    X_fit, y_fit, X_bound, y_bound, X_fresh = three_parts
+    rf = RandomForestClassifier(n_estimators=10, max_depth=3, random_state=0).fit(X_fit, y_fit)
+    X_bound, y_bound = X_bound[:900], y_bound[:900]  # not the fit's size: no reuse warning
+    clf = HoldOutBoundClassifier(voters=PrefitVoters(rf)).fit(
+        da.from_array(X_bound, chunks=300), da.from_array(y_bound, chunks=300)
+    )
+    assert clf.certificate_.statistics["errors"] == (int(np.sum(rf.predict(X_bound) != y_bound)),)
+    np.testing.assert_array_equal(
+        clf.predict(da.from_array(X_fresh, chunks=300)).compute(), rf.predict(X_fresh)
+    )
