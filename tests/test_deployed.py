@@ -108,3 +108,62 @@ def test_the_deployed_model_is_certified_on_dask_arrays(three_parts):
     np.testing.assert_array_equal(
         clf.predict(da.from_array(X_fresh, chunks=300)).compute(), rf.predict(X_fresh)
     )
+
+
+def test_per_class_bounds_certify_each_class_at_its_share(three_parts):
+    X_fit, y_fit, X_bound, y_bound, X_fresh = three_parts
+    model = LogisticRegression().fit(X_fit, y_fit)
+    clf = HoldOutBoundClassifier(voters=PrefitVoters(model), per_class=True, delta=0.1)
+    clf.fit(X_bound, y_bound)
+    wrong = model.predict(X_bound) != y_bound
+    share = 0.1 / 4  # one statement, split over the overall error and 3 classes
+    expected = [
+        binomial_inv_upper(int(wrong[y_bound == k].sum()), int((y_bound == k).sum()), share)
+        for k in clf.classes_
+    ]
+    np.testing.assert_allclose(clf.class_bounds_, expected, rtol=0, atol=1e-15)
+    assert clf.class_bounds_.shape == (3,)
+    assert clf.bound_ == binomial_inv_upper(int(wrong.sum()), len(y_bound), share)
+    assert clf.recompute_bound(0.1) == clf.bound_
+    assert not hasattr(
+        HoldOutBoundClassifier(PrefitVoters(model)).fit(X_bound, y_bound), "class_bounds_"
+    )
+    # a class without held-out rows is certified at the trivial bound 1
+    keep = y_bound != "eel"
+    clf.fit(X_bound[keep], y_bound[keep])
+    assert clf.class_bounds_[2] == 1.0 and clf.class_bounds_[:2].max() < 1.0
+
+
+def test_per_class_bounds_on_dask_arrays_are_the_in_memory_ones(three_parts):
+    da = pytest.importorskip("dask.array")
+    X_fit, y_fit, X_bound, y_bound, X_fresh = three_parts
+    model = LogisticRegression().fit(X_fit, y_fit)
+    X_bound, y_bound = X_bound[:900], y_bound[:900]  # not the fit's size: no reuse warning
+    est = HoldOutBoundClassifier(voters=PrefitVoters(model), per_class=True)
+    in_memory = est.fit(X_bound, y_bound).class_bounds_
+    out_of_core = est.fit(
+        da.from_array(X_bound, chunks=300), da.from_array(y_bound, chunks=300)
+    ).class_bounds_
+    np.testing.assert_array_equal(in_memory, out_of_core)
+
+
+def test_per_class_on_the_hold_out_forests_and_certified_vote(three_parts):
+    from skpacbayes import CertifiedVoteClassifier
+
+    X_fit, y_fit, X_bound, y_bound, X_fresh = three_parts
+    forest = RandomForestClassifier(n_estimators=5, max_depth=3)
+    clf = HoldOutBoundClassifier(forest, validation_fraction=(0.2, 0.5), per_class=True)
+    clf.set_params(random_state=0).fit(X_fit, y_fit)
+    held = clf.validation_indices_
+    wrong = clf.predict(X_fit[held]) != y_fit[held]
+    details = clf.certificate_.details
+    assert details["class_errors"] == tuple(
+        int(wrong[y_fit[held] == k].sum()) for k in clf.classes_
+    )
+    assert clf.bound_ == binomial_inv_upper(int(wrong.sum()), held.size, 0.05 / 8)
+    vote = CertifiedVoteClassifier(forest, validation_fraction=0.5, n_folds=1, per_class=True)
+    vote.set_params(random_state=0).fit(X_fit, y_fit)
+    np.testing.assert_array_equal(vote.class_bounds_, vote.best_estimator_.class_bounds_)
+    assert all(c["kind"] != "out_of_bag" for c in vote.candidates_)
+    with pytest.raises(ValueError, match="no per-class statement"):
+        vote.set_params(out_of_bag=True).fit(X_fit, y_fit)

@@ -33,7 +33,6 @@ from skpacbayes.classifiers._base import (
 )
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._out_of_core import dask_rows
-from skpacbayes.engine.certificate import equal_share
 from skpacbayes.engine.certify import certify_test_set
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.vote import weighted_vote_scores
@@ -246,13 +245,17 @@ def _fractions(value):
     return tuple(values)
 
 
-def _vote_errors(votes, codes, y_idx, n_classes):
+def _class_vote_errors(votes, codes, y_idx, n_classes):
     """Errors of what ``predict`` returns, the plain vote (ties to the first class), votes
-    mapped by ``codes``."""
+    mapped by ``codes``: the errors and the rows of each true class."""
     from skpacbayes.engine.vote import vote_errors
 
     ones = np.ones(votes.shape[1])
-    return int(np.sum(vote_errors(codes[votes], y_idx, ones, n_classes, ties="first")))
+    wrong = vote_errors(codes[votes], y_idx, ones, n_classes, ties="first")
+    return (
+        np.bincount(y_idx[wrong], minlength=n_classes),
+        np.bincount(y_idx, minlength=n_classes),
+    )
 
 
 class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator):
@@ -322,6 +325,13 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         When > 0, print a line as each statement (fraction or half) is certified: its
         held-out errors, its bound and the seconds it took (growing a forest on tens of
         thousands of rows takes minutes).
+    per_class : bool, default=False
+        Also certify, for each class ``k``, the rate at which ``predict`` misses it,
+        ``P(predict(x) != y | y = k)`` (``class_bounds_``). The ``K + 1`` statements of each
+        held-out statement (the overall error and each class's) share its part of
+        ``delta`` evenly, so that ``bound_`` and every class bound hold together with
+        probability at least ``1 - delta`` (``bound_`` is a little looser than with
+        ``per_class=False``): :ref:`theory-per-class`.
 
     Attributes
     ----------
@@ -337,6 +347,11 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         Vote weights over the bank (1 on the deployed voters, 0 elsewhere).
     bound_ : float
         Certified upper bound on the true risk of ``predict``.
+    class_bounds_ : ndarray of shape (n_classes,)
+        With ``per_class=True`` only: certified upper bounds on
+        ``P(predict(x) != y | y = classes_[k])`` (1.0 for a class without held-out rows);
+        their errors and rows are in ``certificate_.details["class_errors"]`` and
+        ``["class_sizes"]``.
     certificate_ : Certificate
         Its ingredients: ``m`` and ``statistics["errors"]`` hold one entry per
         statement (fraction or half), ``details`` the bound of each.
@@ -397,6 +412,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         "n_jobs": [None, Integral],
         "train_size": [None, Interval(Integral, 1, None, closed="left")],
         "verbose": ["verbose"],
+        "per_class": ["boolean"],
     }
 
     def __init__(
@@ -408,6 +424,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         n_jobs=None,
         train_size=None,
         verbose=0,
+        per_class=False,
     ):
         self.voters = voters
         self.validation_fraction = validation_fraction
@@ -416,6 +433,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.n_jobs = n_jobs
         self.train_size = train_size
         self.verbose = verbose
+        self.per_class = per_class
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, **fit_params):
@@ -514,9 +532,15 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                 flush=True,
             )
 
+    def _share(self, n_statements):
+        """Each held-out statement's share of ``delta`` (and of each class's, per class)."""
+        return TestSet().share(
+            self.delta, n_statements, self.classes_.size if self.per_class else None
+        )
+
     def _fit_fractions(self, X, y, y_idx, seed, fractions):
-        share = equal_share(float(self.delta), len(fractions))
-        errors, sizes, values, best = [], [], [], None
+        share = self._share(len(fractions))
+        errors, sizes, values, counts, best = [], [], [], [], None
         for f in fractions:
             start = time.perf_counter()
             train, held = self._rows(X.shape[0], f, seed)
@@ -527,7 +551,10 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                 )
             bank = grown_voters(self.voters, X[train], y[train], seed, self.n_jobs)
             codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
-            k = _vote_errors(bank.votes(X[held]), codes, y_idx[held], self.classes_.size)
+            counts.append(
+                _class_vote_errors(bank.votes(X[held]), codes, y_idx[held], self.classes_.size)
+            )
+            k = int(counts[-1][0].sum())
             errors.append(k)
             sizes.append(int(held.size))
             values.append(TestSet().statement(k, held.size, share))
@@ -541,7 +568,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.half_ = None
         self.weights_ = np.ones(self.voters_.n_voters_)
         self.bound_ = float(values[index])
-        self._set_certificate(index, errors, sizes, self.voters_.n_voters_)
+        self._set_certificate(index, errors, sizes, self.voters_.n_voters_, counts)
         self.certificate_.details.update(
             validation_fractions=fractions, training_rows=int(X.shape[0] - sizes[index])
         )
@@ -571,12 +598,13 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self._codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
         count_errors = self._plain_vote_errors(X, y_idx)
         groups = _evaluation_groups(bank)
-        share = equal_share(float(self.delta), len(groups))
-        errors, sizes, values = [], [], []
+        share = self._share(len(groups))
+        errors, sizes, values, counts = [], [], [], []
         for g in groups:
             rows = np.zeros(X.shape[0], dtype=bool)
             rows[g.samples] = True
-            k = count_errors(g.voters, rows)
+            counts.append(count_errors(g.voters, rows))
+            k = int(counts[-1][0].sum())
             errors.append(k)
             sizes.append(int(g.samples.size))
             values.append(TestSet().statement(k, g.samples.size, share))
@@ -589,7 +617,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.weights_ = np.zeros(bank.n_voters_)
         self.weights_[groups[self.half_].voters] = 1.0
         self.bound_ = float(values[self.half_])
-        self._set_certificate(self.half_, errors, sizes, int(bank.n_voters_))
+        self._set_certificate(self.half_, errors, sizes, int(bank.n_voters_), counts)
         self.certificate_.details.update(half=self.half_, bounds_per_half=tuple(values))
 
     def _fit_sample(self, X, y, y_idx, seed):
@@ -613,12 +641,12 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self._codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
         held = np.ones(n_rows, dtype=bool)
         held[train] = False
-        k = self._plain_vote_errors(X, y_idx)(np.arange(bank.n_voters_), held)
+        counts = self._plain_vote_errors(X, y_idx)(np.arange(bank.n_voters_), held)
         n_held = n_rows - train.size
         self.half_ = self.validation_fraction_ = None
         self.validation_indices_ = np.flatnonzero(held)
         self.weights_ = np.ones(bank.n_voters_)
-        self._set_certificate(0, [k], [n_held], bank.n_voters_)
+        self._set_certificate(0, [int(counts[0].sum())], [n_held], bank.n_voters_, [counts])
         self.bound_ = self.certificate_.value
         self.certificate_.details.update(train_size=int(train.size))
 
@@ -636,7 +664,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         return np.searchsorted(self.classes_, y)
 
     def _plain_vote_errors(self, X, y_idx):
-        """``count(voters, rows)``: errors of the plain vote of ``voters`` on the mask ``rows``.
+        """``count(voters, rows)``: errors of the plain vote of ``voters`` on the mask ``rows``,
+        and the rows, of each true class (two arrays of shape ``(n_classes,)``).
 
         One pass over ``X`` per call (in memory, the votes are kept between calls): block by
         block on the workers for a dask array. The errors of exactly what ``predict`` returns:
@@ -658,15 +687,25 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         def count(voters, rows):
             weights = np.zeros(bank.n_voters_)
             weights[voters] = 1.0
-            return passes.vote_errors(y_idx, weights, n_classes, rows, ties="first")[0]
+            return passes.class_vote_errors(y_idx, weights, n_classes, rows, ties="first")
 
         return count
 
-    def _set_certificate(self, index, errors, sizes, n_voters):
-        """The certificate of statement ``index`` from the one certify step."""
+    def _set_certificate(self, index, errors, sizes, n_voters, class_counts):
+        """The certificate of statement ``index`` from the one certify step (and, per class,
+        ``class_bounds_``)."""
         self.certificate_ = certify_test_set(
-            TestSet(), index, errors, sizes, float(self.delta), n_voters, self.weights_
+            TestSet(),
+            index,
+            errors,
+            sizes,
+            float(self.delta),
+            n_voters,
+            self.weights_,
+            class_counts if self.per_class else None,
         )
+        if self.per_class:
+            self.class_bounds_ = np.array(self.certificate_.details["class_bounds"])
 
     def recompute_bound(self, delta):
         """Certificate of the deployed vote at another confidence level.
