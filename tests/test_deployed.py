@@ -167,3 +167,92 @@ def test_per_class_on_the_hold_out_forests_and_certified_vote(three_parts):
     assert all(c["kind"] != "out_of_bag" for c in vote.candidates_)
     with pytest.raises(ValueError, match="no per-class statement"):
         vote.set_params(out_of_bag=True).fit(X_fit, y_fit)
+
+
+def test_anytime_bound_is_the_upper_end_of_the_mixture_confidence_sequence():
+    from scipy.special import logsumexp
+
+    from skpacbayes.bounds import binomial_anytime_upper
+    from skpacbayes.bounds._sequence import ANYTIME_BETS
+
+    def log_mixture(r, k, n):
+        terms = -ANYTIME_BETS * k - n * np.log1p(r * np.expm1(-ANYTIME_BETS))
+        return logsumexp(terms) - np.log(ANYTIME_BETS.size)
+
+    for k, n, delta in ((0, 1, 0.05), (3, 40, 0.5), (120, 1000, 0.05), (900, 10_000, 0.01)):
+        u = binomial_anytime_upper(k, n, delta)
+        assert log_mixture(u, k, n) >= np.log(1 / delta)  # u is rejected: an upper end
+        assert log_mixture(u - 1e-6, k, n) < np.log(1 / delta)  # and a tight one
+        assert u > binomial_inv_upper(k, n, delta) > k / n  # the price of every n at once
+    assert binomial_anytime_upper(0, 0, 0.05) == binomial_anytime_upper(5, 5, 0.05) == 1.0
+    for bad in ((6, 5, 0.05), (-1, 5, 0.05), (1, 5, 0.0), (1, 5.0, 0.05)):
+        with pytest.raises(ValueError):
+            binomial_anytime_upper(*bad)
+
+
+def _stream_parts():
+    X, y = make_classification(n_samples=6000, n_features=6, flip_y=0.1, random_state=1)
+    model = LogisticRegression().fit(X[:1000], y[:1000])
+    return model, X[1000:], y[1000:]
+
+
+def test_partial_fit_certifies_the_stream_with_the_time_uniform_bound():
+    from skpacbayes.bounds import binomial_anytime_upper
+
+    model, X, y = _stream_parts()
+    clf = HoldOutBoundClassifier(voters=PrefitVoters(model), per_class=True, delta=0.1)
+    wrong = model.predict(X) != y
+    reported = []
+    for start, stop in ((0, 500), (500, 1500), (1500, 1600), (1600, 5000)):
+        clf.partial_fit(X[start:stop], y[start:stop])
+        reported.append((stop, clf.bound_, clf.class_bounds_.copy()))
+        seen_wrong, seen_y = wrong[:stop], y[:stop]
+        now = binomial_anytime_upper(int(seen_wrong.sum()), stop, 0.1 / 3)
+        assert clf.n_samples_seen_ == stop
+        assert clf.certificate_.details["bound_now"] == now
+        assert clf.bound_ == min(now, *(b for _, b, _ in reported))  # the running minimum
+        for k in (0, 1):
+            rows = seen_y == k
+            assert clf.class_bounds_[k] <= binomial_anytime_upper(
+                int(seen_wrong[rows].sum()), int(rows.sum()), 0.1 / 3
+            )
+    np.testing.assert_array_equal(clf.predict(X[:50]), model.predict(X[:50]))
+    assert clf.recompute_bound(0.1) == clf.certificate_.details["bound_now"]
+
+
+def test_partial_fit_on_dask_arrays_is_the_in_memory_stream():
+    da = pytest.importorskip("dask.array")
+    model, X, y = _stream_parts()
+    memory = HoldOutBoundClassifier(voters=PrefitVoters(model), per_class=True)
+    out_of_core = HoldOutBoundClassifier(voters=PrefitVoters(model), per_class=True)
+    for start in range(0, 3000, 1000):
+        memory.partial_fit(X[start : start + 1000], y[start : start + 1000])
+        out_of_core.partial_fit(
+            da.from_array(X[start : start + 1000], chunks=300),
+            da.from_array(y[start : start + 1000], chunks=300),
+        )
+        assert out_of_core.bound_ == memory.bound_
+        np.testing.assert_array_equal(out_of_core.class_bounds_, memory.class_bounds_)
+
+
+def test_partial_fit_refuses_what_it_cannot_certify():
+    from sklearn.base import clone
+
+    model, X, y = _stream_parts()
+    with pytest.raises(AttributeError, match="partial_fit"):
+        HoldOutBoundClassifier().partial_fit(X, y)  # voters grown on the rows: not fixed
+    clf = HoldOutBoundClassifier(voters=PrefitVoters(model))
+    with pytest.raises(ValueError, match="validation_fraction"):
+        clone(clf).set_params(validation_fraction=0.5).partial_fit(X, y)
+    with pytest.raises(ValueError, match="fitted with fit"):
+        clone(clf).fit(X, y).partial_fit(X, y)
+    with pytest.raises(ValueError, match="classes"):
+        clone(clf).partial_fit(X, y, classes=[0, 1, 2])
+    clf.partial_fit(X[:100], y[:100], classes=[0, 1])
+    with pytest.raises(ValueError, match="do not know"):
+        clf.partial_fit(X[:100], np.where(y[:100] == 1, 2, 0))
+    with pytest.raises(ValueError, match="fixed for a stream"):
+        clf.set_params(delta=0.1).partial_fit(X[100:200], y[100:200])
+    one_class = y[:400] == 0
+    fresh = clone(clf).set_params(delta=0.05)
+    assert fresh.partial_fit(X[:400][one_class], y[:400][one_class]).bound_ < 1.0

@@ -148,7 +148,16 @@ def certify(
 
 
 def certify_test_set(
-    bound, statement, errors, sizes, delta, n_voters, vote_weights, class_counts=None
+    bound,
+    statement,
+    errors,
+    sizes,
+    delta,
+    n_voters,
+    vote_weights,
+    class_counts=None,
+    anytime=False,
+    previous=None,
 ):
     """The certificate of a classifier fixed before its held-out rows were read.
 
@@ -172,6 +181,13 @@ def certify_test_set(
         class on its held-out rows. ``delta`` is then split evenly over the ``K + 1``
         statements (overall and per class) of every held-out statement
         (:meth:`~skpacbayes.objectives.TestSet.share`).
+    anytime : bool, default=False
+        A stream (one statement: the rows read so far): the time-uniform bounds
+        (:meth:`~skpacbayes.objectives.TestSet.anytime_statement`), which hold at every
+        number of rows at once, so that the smallest value reported so far holds too.
+    previous : Certificate or None, default=None
+        With ``anytime``, the stream's certificate before this batch: the bounds reported
+        are the smaller of its and the current ones (``details["bound_now"]``: the current).
 
     Returns
     -------
@@ -185,11 +201,19 @@ def certify_test_set(
     """
     n_classes = None if class_counts is None else len(class_counts[statement][0])
     share = bound.share(delta, len(sizes), n_classes)
-    values = [bound.statement(k, n, share) for k, n in zip(errors, sizes, strict=True)]
+    state = bound.anytime_statement if anytime else bound.statement
+    values = [state(k, n, share) for k, n in zip(errors, sizes, strict=True)]
     details = {"statement": statement, "bounds": tuple(values)}
+    if anytime:
+        details.update(anytime=True, bound_now=values[statement])
+        if previous is not None:
+            values[statement] = min(values[statement], previous.value)
+            details["bounds"] = tuple(values)
     if class_counts is not None:
         class_errors, class_sizes = class_counts[statement]
-        class_bounds = bound.class_statements(class_errors, class_sizes, share)
+        class_bounds = bound.class_statements(class_errors, class_sizes, share, anytime)
+        if anytime and previous is not None:
+            class_bounds = np.minimum(class_bounds, previous.details["class_bounds"])
         details.update(
             n_classes=n_classes,
             class_bounds=tuple(float(b) for b in class_bounds),

@@ -10,6 +10,10 @@ Per class (``per_class=True``): conditionally on the held-out labels, the errors
 of class ``k`` are binomial with the class's miss rate ``P(h(x) != y | y = k)``, so the same
 inversion certifies each class; ``delta`` is then split evenly over the ``K + 1`` statements
 (the overall error and each of the ``K`` classes) of every held-out statement.
+
+On a stream (``partial_fit``), the time-uniform counterpart of the inversion
+(:func:`~skpacbayes.bounds.binomial_anytime_upper`, a confidence sequence) certifies the rows
+read so far at every point of the stream at once.
 """
 
 import numpy as np
@@ -84,7 +88,29 @@ class TestSet(Bound):
         per_statement = 1 if n_classes is None else int(n_classes) + 1
         return equal_share(float(delta), int(n_statements) * per_statement)
 
-    def class_statements(self, class_errors, class_sizes, delta):
+    def anytime_statement(self, n_errors, m, delta):
+        """The time-uniform bound of ``n_errors`` errors on the first ``m`` rows of a stream.
+
+        Parameters
+        ----------
+        n_errors : int
+            Errors on the rows read so far.
+        m : int
+            Rows read so far.
+        delta : float
+            The statement's share of the confidence parameter.
+
+        Returns
+        -------
+        bound : float
+            :func:`~skpacbayes.bounds.binomial_anytime_upper`: it holds at every ``m`` at
+            once with probability at least ``1 - delta`` (:ref:`theory-streaming`).
+        """
+        from skpacbayes.bounds import binomial_anytime_upper
+
+        return binomial_anytime_upper(int(n_errors), int(m), delta)
+
+    def class_statements(self, class_errors, class_sizes, delta, anytime=False):
         """The bound of each class's miss rate ``P(h(x) != y | y = k)``.
 
         Parameters
@@ -93,16 +119,20 @@ class TestSet(Bound):
             Errors on the held-out rows of each true class, and the number of those rows.
         delta : float
             Each class statement's share of the confidence parameter.
+        anytime : bool, default=False
+            The time-uniform bound of a stream (:meth:`anytime_statement`) instead of the
+            fixed-size one.
 
         Returns
         -------
         bounds : ndarray of shape (n_classes,)
-            ``sup{R : P(Bin(n_k, R) <= k_k) >= delta}`` per class (1.0 for a class without
-            held-out rows: nothing is certified for it).
+            ``sup{R : P(Bin(n_k, R) <= k_k) >= delta}`` per class, or its time-uniform
+            counterpart (1.0 for a class without held-out rows: nothing is certified for it).
         """
+        statement = self.anytime_statement if anytime else self.statement
         return np.array(
             [
-                self.statement(k, n, delta) if n > 0 else 1.0
+                statement(k, n, delta) if n > 0 else 1.0
                 for k, n in zip(class_errors, class_sizes, strict=True)
             ],
             dtype=np.float64,
@@ -112,4 +142,7 @@ class TestSet(Bound):
         i = certificate.details["statement"]
         # still split over the fit's statements (and classes, with per-class statements)
         share = self.share(delta, len(certificate.m), certificate.details.get("n_classes"))
-        return self.statement(certificate.statistics["errors"][i], certificate.m[i], share)
+        errors, m = certificate.statistics["errors"][i], certificate.m[i]
+        if certificate.details.get("anytime"):  # a stream: its bound at the rows read so far
+            return self.anytime_statement(errors, m, share)
+        return self.statement(errors, m, share)

@@ -382,18 +382,40 @@ class PrefitVoters(MemberVoters):
         # The wrapped classifiers are fixed, fitted functions: cloning must keep them.
         return type(self)(**self.get_params(deep=False))
 
-    def _encode_y(self, y):
+    def _expand(self):
+        """The voters, their members, the sorted classes and the expected feature counts."""
         if isinstance(self.estimators, (list, tuple)):
             voters, members, classes = _expand_list(self.estimators)
-            expected = [getattr(v, "n_features_in_", None) for v in voters]
+            return voters, members, classes, [getattr(v, "n_features_in_", None) for v in voters]
+        _check_fitted(self.estimators, "estimators")
+        inner = _unfreeze(self.estimators)
+        if hasattr(inner, "estimators_") and not _is_boosting(inner):
+            voters, members, classes = _expand_ensemble(inner)
         else:
-            _check_fitted(self.estimators, "estimators")
-            inner = _unfreeze(self.estimators)
-            if hasattr(inner, "estimators_") and not _is_boosting(inner):
-                voters, members, classes = _expand_ensemble(inner)
-            else:
-                voters, members, classes = _expand_list([self.estimators])
-            expected = [getattr(inner, "n_features_in_", None)]
+            voters, members, classes = _expand_list([self.estimators])
+        return voters, members, classes, [getattr(inner, "n_features_in_", None)]
+
+    def known_classes(self):
+        """The sorted labels the prefit classifiers know, without fitting the bank.
+
+        Returns
+        -------
+        classes : ndarray
+            What ``classes_`` will be after ``fit``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from skpacbayes.voters import PrefitVoters
+        >>> X, y = load_iris(return_X_y=True)
+        >>> PrefitVoters(LogisticRegression(max_iter=500).fit(X, y)).known_classes()
+        array([0, 1, 2])
+        """
+        return self._expand()[2]
+
+    def _encode_y(self, y):
+        voters, members, classes, expected = self._expand()
         if classes.size < 2:
             raise ValueError(
                 f"The prefit voters know only one class ({classes.tolist()!r}); at least 2 "
