@@ -256,3 +256,31 @@ def test_partial_fit_refuses_what_it_cannot_certify():
     one_class = y[:400] == 0
     fresh = clone(clf).set_params(delta=0.05)
     assert fresh.partial_fit(X[:400][one_class], y[:400][one_class]).bound_ < 1.0
+
+
+def test_sample_reuse_is_detected_beyond_tree_ensembles():
+    import warnings
+
+    from sklearn.datasets import load_digits
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from skpacbayes.voters import SampleReuseWarning
+
+    X, y = load_digits(return_X_y=True)
+    own, other = slice(0, 600), slice(600, 1200)  # the same size: only the rows differ
+    models = [
+        MLPClassifier(hidden_layer_sizes=(16,), max_iter=60, random_state=0),
+        SVC(),
+        KNeighborsClassifier(),
+        HistGradientBoostingClassifier(max_iter=5, random_state=0),
+        make_pipeline(StandardScaler(), SVC()),
+    ]
+    for model in models:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the MLP's ConvergenceWarning
+            model.fit(X[own], y[own])
+        with pytest.warns(SampleReuseWarning, match="looks trained on the rows"):
+            PrefitVoters(model).fit(X[own], y[own])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", SampleReuseWarning)
+            PrefitVoters(model).fit(X[other], y[other])

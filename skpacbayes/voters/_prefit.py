@@ -34,9 +34,11 @@ _BOOSTING_MODULES = ("xgboost", "lightgbm", "catboost")
 class SampleReuseWarning(UserWarning):
     """The prefit voters look fitted on the very rows given to the bound.
 
-    Raised by :class:`PrefitVoters` when a cheap check finds that every tree among the
-    voters was grown on rows of the sample passed to ``fit`` (see
-    :class:`PrefitVoters`, Notes). The bound is then not a certificate: the voters must be
+    Raised by :class:`PrefitVoters` when a cheap check finds that the models were trained on
+    the rows passed to ``fit``: every tree among the voters grown on them, or the training
+    rows a model keeps (SVC, nearest neighbours), the bins of hist-gradient boosting or the
+    recorded size and loss of an MLP matching them (see :class:`PrefitVoters`, Notes, for
+    what is and is not detected). The bound is then not a certificate: the voters must be
     fitted on data independent of the bound's sample (:ref:`theory-guarantee`, (A2)).
 
     Examples
@@ -250,6 +252,91 @@ def _looks_fitted_on(models, members, ensemble, X):
     return all(_grown_on_exactly(t, X_tree, r) for t, r in zip(trees, rows, strict=True))
 
 
+# Attributes in which fitted scikit-learn classifiers keep rows of their training set (SVC /
+# NuSVC: the support vectors; nearest neighbours: every row; Gaussian processes and label
+# propagation: every row).
+_STORED_ROWS = ("support_vectors_", "_fit_X", "X_train_", "X_")
+# Share of the stored training rows found among the rows of X above which the model is
+# taken as trained on them.
+_FOUND_ROWS = 0.5
+# A stochastic-gradient MLP whose data loss on X is at most this multiple of its recorded
+# final training loss (loss_: the last epoch's mean loss plus the L2 penalty, above the data
+# loss of the final weights on the training rows), on exactly as many rows as it recorded,
+# is taken as trained on them.
+_LOSS_RATIO = 1.0
+
+
+def _found_rows(stored, X):
+    """Share of the rows of ``stored`` that are (exactly) rows of ``X``."""
+    stored = np.ascontiguousarray(np.asarray(stored, dtype=np.float64))
+    rows = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+    if stored.ndim != 2 or stored.shape[0] == 0 or stored.shape[1] != rows.shape[1]:
+        return 0.0
+    seen = {row.tobytes() for row in rows}
+    return sum(row.tobytes() in seen for row in stored) / stored.shape[0]
+
+
+def _same_bins(model, X):
+    """Whether a hist-gradient boosting model's bin thresholds are those of ``X`` exactly."""
+    from sklearn.ensemble._hist_gradient_boosting.binning import _BinMapper
+
+    fitted = model._bin_mapper
+    again = _BinMapper(
+        n_bins=fitted.n_bins,
+        subsample=fitted.subsample,
+        is_categorical=fitted.is_categorical,
+        known_categories=fitted.known_categories,
+        random_state=fitted.random_state,
+        n_threads=1,
+    ).fit(np.asarray(X, dtype=np.float64))
+    return len(again.bin_thresholds_) == len(fitted.bin_thresholds_) and all(
+        np.array_equal(a, b)
+        for a, b in zip(again.bin_thresholds_, fitted.bin_thresholds_, strict=True)
+    )
+
+
+def _trained_on(model, X, y):
+    """Why ``model`` looks trained on the rows ``X`` (labels ``y``), or None (see Notes of
+    :class:`PrefitVoters`). Checks that cannot run (a private attribute moved, a transform
+    that fails) find nothing: they can miss, never raise."""
+    from sklearn.metrics import log_loss
+    from sklearn.pipeline import Pipeline
+
+    model = _unfreeze(model)
+    try:
+        if isinstance(model, Pipeline):  # the last step, on the rows as the pipeline feeds it
+            return _trained_on(model[-1], model[:-1].transform(X), y)
+        if sparse.issparse(X):
+            return None
+        for name in _STORED_ROWS:
+            stored = getattr(model, name, None)
+            if stored is not None and not sparse.issparse(stored) and np.ndim(stored) == 2:
+                share = _found_rows(stored, X)
+                if share >= _FOUND_ROWS:
+                    return (
+                        f"{100 * share:.0f} % of the training rows {type(model).__name__} keeps "
+                        f"({name}) are rows given to fit"
+                    )
+        if isinstance(model, HistGradientBoostingClassifier) and _same_bins(model, X):
+            return (
+                "the HistGradientBoostingClassifier's bin thresholds are exactly those of the "
+                "rows given to fit"
+            )
+        t, n_iter, loss = (getattr(model, a, None) for a in ("t_", "n_iter_", "loss_"))
+        if y is not None and t and n_iter and loss and hasattr(model, "predict_proba"):
+            if t == n_iter * X.shape[0]:  # the rows a stochastic-gradient MLP recorded
+                data_loss = log_loss(y, model.predict_proba(X), labels=model.classes_)
+                if data_loss <= _LOSS_RATIO * loss:
+                    return (
+                        f"the {type(model).__name__} recorded {X.shape[0]} training rows, as "
+                        f"many as given to fit, and its loss on them ({data_loss:.4g}) is its "
+                        f"final training loss ({loss:.4g})"
+                    )
+    except (AttributeError, TypeError, ValueError, ImportError):
+        return None
+    return None
+
+
 class PrefitVoters(MemberVoters):
     """Classifiers fitted beforehand on other data, used as fixed voters.
 
@@ -262,8 +349,9 @@ class PrefitVoters(MemberVoters):
        not a certificate, often far too optimistic. Fit them on a separate split, or let
        the library grow the voters itself (:class:`SplitForest`, or ``OutOfBagVoters``
        for a forest grown on every row). A cheap check warns with
-       :class:`SampleReuseWarning` when scikit-learn trees among the voters were visibly
-       grown on these very rows (see Notes); it cannot detect every case.
+       :class:`SampleReuseWarning` when the models (trees, SVCs, nearest neighbours,
+       hist-gradient boosting, MLPs) were visibly trained on these very rows (see Notes);
+       it cannot detect every case.
 
     Parameters
     ----------
@@ -331,7 +419,9 @@ class PrefitVoters(MemberVoters):
     much weaker) classifier than the model. So a boosted model is ONE voter, alone or in a
     list: its own predictions.
 
-    **The same-rows check.** ``fit`` warns with :class:`SampleReuseWarning` when (1) a
+    **The same-rows checks.** ``fit`` warns with :class:`SampleReuseWarning` when the
+    models visibly were trained on the rows given to it. *Trees* (forests, bagging,
+    extra trees, decision trees, in a list or an ensemble): when (1) a
     training size recorded by the model (a forest's or bagging's number of rows, a
     tree's root counts) equals the number of rows given to ``fit``, and (2) every leaf
     of every scikit-learn tree among the voters holds exactly as many of these rows as
@@ -339,10 +429,30 @@ class PrefitVoters(MemberVoters):
     in the order given; for bagging, its ``estimators_samples_``), and (3) the trees
     have at least 20 leaves beyond one per tree, so that a coincidence is implausible.
     Condition (2) is certain for trees grown on these rows and improbable otherwise.
-    The check costs one pass of the trees over ``X`` and only runs when (1) holds. It
-    does not look at voters that are not trees, at a few shallow trees, at bootstrap
-    forests given the rows in another order, or at voters trained on a part of the
-    rows: no warning does not prove independence.
+    The check costs one pass of the trees over ``X`` and only runs when (1) holds.
+    *Models that keep training rows* (the support vectors of an SVC or NuSVC, the rows of
+    a nearest-neighbours classifier, of a Gaussian process or of label propagation /
+    spreading): when at least half of the rows they keep are, exactly, rows of ``X``
+    (a model trained on a part of ``X`` is caught too, one trained on a much larger set
+    is not).
+    *Hist-gradient boosting*: when its bin thresholds are exactly those computed from
+    ``X`` (same rows, in any order). *Stochastic-gradient MLPs* (``solver="adam"`` or
+    ``"sgd"``): when the number of training rows they recorded (``t_ / n_iter_``) equals
+    the number of rows of ``X`` and their log-loss on ``X`` is at most their final
+    training loss (``loss_``, which adds the L2 penalty to the last epoch's mean loss).
+    In a :class:`~sklearn.pipeline.Pipeline` the last step is checked on the rows as the
+    pipeline feeds it.
+
+    **What is not detected.** Models that keep no trace of their training rows: linear
+    models, :class:`GradientBoostingClassifier`, an MLP trained by L-BFGS, naive Bayes,
+    models of other libraries; a few shallow trees; bootstrap forests given the rows in
+    another order; trees, hist-gradient boosting or an MLP trained on a *part* of the rows
+    (or on more rows); hist-gradient boosting with early stopping (its bins come from its
+    own training split); sparse ``X`` for the row and bin checks; and, on a dask array,
+    everything but the forests' recorded size (the checks need the rows in memory). No
+    warning does not prove independence: keeping the certification rows apart is the user's
+    part of the contract. The MLP check is a heuristic: an MLP that does not overfit,
+    certified on independent rows of exactly the size it was trained on, may warn wrongly.
 
     ``fit`` does not refit anything: it checks that the voters are fitted, share
     their classes and expect ``n_features_in_`` features, and that ``y`` only
@@ -461,6 +571,18 @@ class PrefitVoters(MemberVoters):
                 SampleReuseWarning,
                 stacklevel=4,
             )
+        else:
+            labels = None if y_encoded is None else self.classes_[y_encoded]
+            unique = {id(m): m for m in models}.values()
+            reasons = [r for m in unique if (r := _trained_on(m, X, labels)) is not None]
+            if reasons:
+                warnings.warn(
+                    f"PrefitVoters: the prefit model looks trained on the rows given to fit "
+                    f"({'; '.join(reasons)}). A bound computed on them is NOT a certificate: "
+                    "fit the model on other data (e.g. a separate split).",
+                    SampleReuseWarning,
+                    stacklevel=4,
+                )
         self.estimators_ = voters
         self._members = members
         self.n_voters_ = len(members)
