@@ -55,25 +55,23 @@ def test_a_prefit_forest_is_deployed_as_its_own_predict(three_parts):
     assert clf.voters_.n_voters_ == 1 and clf.voters_.estimators_ == [rf]
 
 
-@pytest.mark.parametrize(
-    "model",
-    [
+def test_any_fitted_classifier_is_certified_on_its_own_predict(three_parts):
+    # boosting was refused before; the others are one voter either way
+    X_fit, y_fit, X_bound, y_bound, X_fresh = three_parts
+    models = [
         GradientBoostingClassifier(n_estimators=5, max_depth=2, random_state=0),
         HistGradientBoostingClassifier(max_iter=5, random_state=0),
         MLPClassifier(hidden_layer_sizes=(8,), max_iter=30, random_state=0),
         SVC(),  # no predict_proba
         make_pipeline(StandardScaler(), LogisticRegression()),
         DecisionTreeClassifier(max_depth=3, random_state=0),
-    ],
-    ids=lambda m: type(m).__name__,
-)
-def test_any_fitted_classifier_is_certified_on_its_own_predict(three_parts, model):
-    X_fit, y_fit, X_bound, y_bound, X_fresh = three_parts
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the MLP's ConvergenceWarning
-        model.fit(X_fit, y_fit)
-    _certifies_model(model, X_bound, y_bound, X_fresh)
-    _certifies_model(FrozenEstimator(model), X_bound, y_bound, X_fresh)
+    ]
+    for model in models:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the MLP's ConvergenceWarning
+            model.fit(X_fit, y_fit)
+        _certifies_model(model, X_bound, y_bound, X_fresh)
+        _certifies_model(FrozenEstimator(model), X_bound, y_bound, X_fresh)
 
 
 def test_a_list_of_models_is_their_plain_vote_ties_to_the_first_class(three_parts):
@@ -284,3 +282,18 @@ def test_sample_reuse_is_detected_beyond_tree_ensembles():
         with warnings.catch_warnings():
             warnings.simplefilter("error", SampleReuseWarning)
             PrefitVoters(model).fit(X[other], y[other])
+
+
+def test_a_grown_forest_is_certified_on_the_errors_of_predict_on_dask_arrays():
+    # two shallow trees tie often: the count is that of predict (ties to the first class)
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1200, 3))
+    y = rng.integers(0, 2, size=1200)
+    clf = HoldOutBoundClassifier(
+        RandomForestClassifier(n_estimators=2, max_depth=2), train_size=400, random_state=0
+    ).fit(da.from_array(X, chunks=400), da.from_array(y, chunks=400))
+    held = clf.validation_indices_
+    votes = clf.voters_.votes(X[held])
+    assert np.any(votes[:, 0] != votes[:, 1])  # ties occur
+    assert clf.certificate_.statistics["errors"] == (int(np.sum(clf.predict(X[held]) != y[held])),)
