@@ -371,6 +371,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         statement (fraction or half), ``details`` the bound of each.
     n_iter_ : int
         0 (nothing is trained).
+    n_samples_seen_ : int
+        After :meth:`partial_fit` only: the rows of the stream read so far.
     classes_ : ndarray of shape (n_classes,)
         Class labels.
     n_features_in_ : int
@@ -897,7 +899,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         bound : float
             Certified upper bound on the risk of ``predict`` at confidence ``1 - delta``
             (still split over the fit's statements, so the choice made at fit stays
-            covered).
+            covered). After :meth:`partial_fit`: the time-uniform bound at the rows read
+            so far (not the running minimum, which is ``bound_``).
 
         Examples
         --------
@@ -1002,7 +1005,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            Fraction of the deployed voters voting for each class.
+            Fraction of the deployed voters voting for each class (0 or 1 for one
+            prefit model, the deployed voter: its own probabilities are
+            ``clf.voters_.estimators_[0].predict_proba``, when it has them).
 
         Examples
         --------

@@ -19,6 +19,8 @@ import sys
 
 import numpy as np
 
+from skpacbayes.engine.passes import TotalVoteErrors
+
 __all__ = ["DaskVotePasses", "is_dask_array", "is_dask_input", "label_indices", "rows_array"]
 
 _SPLIT_EVERY = 8  # counts added per task of the reduction tree
@@ -124,7 +126,7 @@ def _packed_rows(rows):
     return None if rows.all() else np.packbits(rows)
 
 
-class DaskVotePasses:
+class DaskVotePasses(TotalVoteErrors):
     """The passes of the count path over a dask array: one task per block, counts reduced.
 
     The dask counterpart of :class:`~skpacbayes.engine.passes.VotePasses`: each task runs the
@@ -207,15 +209,6 @@ class DaskVotePasses:
 
         total = self._compute(_block_statistics, y_idx, args)
         return scheme.with_pair_sizes(total) if pairs else total
-
-    def vote_errors(self, y_idx, weights, n_classes, rows, ties="error"):
-        """One pass: the errors of the weighted vote on the rows ``rows`` (bool mask).
-
-        Returns the number of errors and of rows (``ties``: see
-        :func:`~skpacbayes.engine.vote.vote_errors`).
-        """
-        errors, sizes = self.class_vote_errors(y_idx, weights, n_classes, rows, ties)
-        return int(errors.sum()), int(sizes.sum())
 
     def class_vote_errors(self, y_idx, weights, n_classes, rows, ties="error"):
         """One pass: the errors of the weighted vote on the rows ``rows``, class by class.

@@ -9,7 +9,7 @@ import numpy as np
 from skpacbayes.engine.sharing import rows_key, shared_entries
 from skpacbayes.engine.statistics import count_statistics
 
-__all__ = ["VotePasses", "shared_vote_matrix"]
+__all__ = ["TotalVoteErrors", "VotePasses", "shared_vote_matrix"]
 
 _KEEP_VOTES_BYTES = 512 * 2**20  # vote matrix kept between passes (else computed again)
 _CHUNK_ROWS = 2**16
@@ -41,7 +41,20 @@ def shared_vote_matrix(voters, X):
     return VotePasses(voters, X).whole()
 
 
-class VotePasses:
+class TotalVoteErrors:
+    """``vote_errors`` as the sum of a pass's ``class_vote_errors`` (both kinds of passes)."""
+
+    def vote_errors(self, y_idx, weights, n_classes, rows, ties="error"):
+        """One pass: where the weighted vote errs on the rows ``rows`` (bool mask).
+
+        Returns the number of errors and of rows (``ties``: see
+        :func:`~skpacbayes.engine.vote.vote_errors`).
+        """
+        errors, sizes = self.class_vote_errors(y_idx, weights, n_classes, rows, ties)
+        return int(errors.sum()), int(sizes.sum())
+
+
+class VotePasses(TotalVoteErrors):
     """The votes of the training rows, pass after pass, in chunks of rows.
 
     The vote matrix is computed chunk by chunk from the voters and ``X``; when it fits in
@@ -99,15 +112,6 @@ class VotePasses:
     def statistics(self, y_idx, scheme, pairs, device="cpu"):
         """One pass: the counts of :func:`count_statistics`."""
         return count_statistics(self.chunks(), y_idx, scheme, pairs, device=device)
-
-    def vote_errors(self, y_idx, weights, n_classes, rows, ties="error"):
-        """One pass: where the weighted vote errs on the rows ``rows`` (bool mask).
-
-        Returns the number of errors and of rows (``ties``: see
-        :func:`~skpacbayes.engine.vote.vote_errors`).
-        """
-        errors, sizes = self.class_vote_errors(y_idx, weights, n_classes, rows, ties)
-        return int(errors.sum()), int(sizes.sum())
 
     def class_vote_errors(self, y_idx, weights, n_classes, rows, ties="error"):
         """One pass: the errors of the weighted vote on the rows ``rows``, class by class.
