@@ -7,7 +7,7 @@ In a diagnosis the error that matters most is often not the overall error rate b
 of *missed* malignant cases, ``P(predict(x) != y | y = malignant)``. With
 ``per_class=True``, :class:`~skpacbayes.HoldOutBoundClassifier` certifies it for each class,
 together with the overall error rate: all the bounds hold at once with probability at least
-``1 - delta`` (:ref:`theory-per-class`).
+``1 - delta`` (:ref:`Proposition 5a <theory-per-class>`).
 """
 
 # %%

@@ -320,9 +320,10 @@ default="tightest_bound"
         Also certify each class's miss rate ``P(predict(x) != y | y = k)``
         (``class_bounds_``): every hold-out and stump candidate splits its share of
         ``delta`` evenly over its ``K + 1`` statements (overall and per class,
-        :ref:`theory-per-class`), so ``bound_`` and every class bound hold together with
-        probability at least ``1 - delta``. The out-of-bag candidates have no per-class
-        statement: ``"auto"`` leaves them out, ``out_of_bag=True`` raises.
+        :ref:`Proposition 5a <theory-per-class>`), so ``bound_`` and every class bound
+        hold together with probability at least ``1 - delta``. The out-of-bag candidates
+        have no per-class statement: ``"auto"`` leaves them out, ``out_of_bag=True``
+        raises.
 
     Attributes
     ----------

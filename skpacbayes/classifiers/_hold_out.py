@@ -345,7 +345,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         held-out statement (the overall error and each class's) share its part of
         ``delta`` evenly, so that ``bound_`` and every class bound hold together with
         probability at least ``1 - delta`` (``bound_`` is a little looser than with
-        ``per_class=False``): :ref:`theory-per-class`.
+        ``per_class=False``): :ref:`Proposition 5a <theory-per-class>`.
 
     Attributes
     ----------
@@ -742,7 +742,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         holds at once, so the stream may be read after every batch and stopped whenever
         you like. ``bound_`` is the smallest value reported so far. With ``per_class=True``
         ``delta`` is split evenly over the overall and the ``K`` class statements
-        (:ref:`theory-streaming`).
+        (:ref:`Proposition 5b <theory-streaming>`).
 
         Parameters
         ----------

@@ -104,7 +104,7 @@ class TestSet(Bound):
         -------
         bound : float
             :func:`~skpacbayes.bounds.binomial_anytime_upper`: it holds at every ``m`` at
-            once with probability at least ``1 - delta`` (:ref:`theory-streaming`).
+            once with probability at least ``1 - delta`` (:ref:`Proposition 5b <theory-streaming>`).
         """
         from skpacbayes.bounds import binomial_anytime_upper
 
