@@ -126,6 +126,8 @@ def test_per_class_bounds_certify_each_class_at_its_share(three_parts):
     assert not hasattr(
         HoldOutBoundClassifier(PrefitVoters(model)).fit(X_bound, y_bound), "class_bounds_"
     )
+    refit = HoldOutBoundClassifier(PrefitVoters(model), per_class=True).fit(X_bound, y_bound)
+    assert not hasattr(refit.set_params(per_class=False).fit(X_bound, y_bound), "class_bounds_")
     # a class without held-out rows is certified at the trivial bound 1
     keep = y_bound != "eel"
     clf.fit(X_bound[keep], y_bound[keep])
@@ -251,6 +253,8 @@ def test_partial_fit_refuses_what_it_cannot_certify():
         clf.partial_fit(X[:100], np.where(y[:100] == 1, 2, 0))
     with pytest.raises(ValueError, match="fixed for a stream"):
         clf.set_params(delta=0.1).partial_fit(X[100:200], y[100:200])
+    streamed = clone(clf).set_params(delta=0.05).partial_fit(X[:100], y[:100])
+    assert not hasattr(streamed.fit(X[:500], y[:500]), "n_samples_seen_")  # fit ends it
     one_class = y[:400] == 0
     fresh = clone(clf).set_params(delta=0.05)
     assert fresh.partial_fit(X[:400][one_class], y[:400][one_class]).bound_ < 1.0

@@ -499,7 +499,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                 f"validation_fraction={self.validation_fraction!r})."
             )
         if hasattr(self, "_stream"):  # a new fit ends the stream of partial_fit
-            del self._stream
+            del self._stream, self.n_samples_seen_
         out_of_core = is_dask_input(X, y)
         if out_of_core:
             from skpacbayes.classifiers._out_of_core import dask_training_data
@@ -728,6 +728,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         )
         if self.per_class:
             self.class_bounds_ = np.array(self.certificate_.details["class_bounds"])
+        elif hasattr(self, "class_bounds_"):  # from an earlier fit with per_class=True
+            del self.class_bounds_
 
     @available_if(_has_fixed_voters)
     def partial_fit(self, X, y, classes=None, **fit_params):
