@@ -92,6 +92,12 @@ def test_a_class_the_model_knows_but_the_rows_lack_is_kept(three_parts):
     keep = y_bound != "eel"
     clf = _certifies_model(model, X_bound[keep], y_bound[keep], X_fresh)
     assert clf.classes_.tolist() == ["cat", "dog", "eel"]
+    # a held-out fraction too: the model is deployed, on every class it knows
+    clf.set_params(validation_fraction=0.5, random_state=0).fit(X_bound[keep], y_bound[keep])
+    np.testing.assert_array_equal(clf.predict(X_fresh), model.predict(X_fresh))
+    held = clf.validation_indices_
+    wrong = model.predict(X_bound[keep][held]) != y_bound[keep][held]
+    assert clf.certificate_.statistics["errors"] == (int(wrong.sum()),)
 
 
 def test_the_deployed_model_is_certified_on_dask_arrays(three_parts):

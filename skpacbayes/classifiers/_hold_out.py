@@ -172,8 +172,9 @@ def grown_voters(voters, X, y, seed, n_jobs):
     Parameters
     ----------
     voters : voter bank, scikit-learn classifier or None
-        A bank is cloned and fitted; a classifier is cloned, fitted and its
-        members become the voters (:class:`~skpacbayes.voters.PrefitVoters`);
+        A bank is cloned and fitted (``PrefitVoters`` of one model: the model itself,
+        :meth:`~skpacbayes.voters.PrefitVoters.deployed_voters`); a classifier is cloned,
+        fitted and its members become the voters (:class:`~skpacbayes.voters.PrefitVoters`);
         ``None`` grows ``RandomForestClassifier(n_estimators=200)``.
     X, y : ndarray
         The training rows.
@@ -191,7 +192,9 @@ def grown_voters(voters, X, y, seed, n_jobs):
     from skpacbayes.voters import PrefitVoters, SampleReuseWarning
 
     if voters is not None and hasattr(voters, "votes"):
-        return resolve_voters(voters, None, seed, n_jobs).fit(X, y)
+        bank = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
+        # prefit models: the model itself, if one (as with every row, _fit_halves)
+        return bank.deployed_voters() if hasattr(bank, "deployed_voters") else bank
     if voters is None:
         voters = RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS)
     if _grows_trees(voters):  # sklearn's own error would not say what is wrong with X
@@ -515,9 +518,11 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                     "StumpBank, with validation_fraction=None or 'auto')."
                 )
             X, y, classes = dask_training_data(self, X, y)
+            classes = self._known_classes(classes)
             y_idx = label_indices(y, classes)
         else:
             X, y, classes = validate_training_data(self, X, y)
+            classes = self._known_classes(classes)
             y_idx = np.searchsorted(classes, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         self.classes_ = classes
@@ -611,7 +616,6 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             bank.fit(X, y)
         if hasattr(bank, "deployed_voters"):  # prefit models: the model itself, if one
             bank = bank.deployed_voters()
-            y_idx = self._known_classes(bank.classes_, y, y_idx)
         self.voters_ = bank
         self._codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
         count_errors = self._plain_vote_errors(X, y_idx)
@@ -668,18 +672,15 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.bound_ = self.certificate_.value
         self.certificate_.details.update(train_size=int(train.size))
 
-    def _known_classes(self, classes, y, y_idx):
-        """Widen ``classes_`` to every class the prefit voters know (a superset of ``y``'s,
-        so that ``predict`` may return any of them); ``y``'s class indices in the new
-        ``classes_``."""
-        if np.array_equal(classes, self.classes_):
-            return y_idx
-        self.classes_ = np.asarray(classes)
-        if is_dask_input(y):
-            from skpacbayes.engine.dask_passes import label_indices
+    def _known_classes(self, classes):
+        """``y``'s ``classes``, widened to every class prefit voters know (so that ``predict``
+        may return any of them); labels they do not know are refused by their ``fit``."""
+        from skpacbayes.voters import PrefitVoters
 
-            return label_indices(y, self.classes_)
-        return np.searchsorted(self.classes_, y)
+        if not isinstance(self.voters, PrefitVoters):
+            return classes
+        known = self.voters.known_classes()
+        return known if np.isin(classes, known).all() else classes
 
     def _plain_vote_errors(self, X, y_idx):
         """``count(voters, rows)``: errors of the plain vote of ``voters`` on the mask ``rows``,
