@@ -55,6 +55,7 @@ def test_public_api_is_complete():
         "occam_bound",
         "binomial_tail",
         "binomial_inv_upper",
+        "binomial_anytime_upper",
         "first_order_bound",
         "second_order_bound",
         "binomial_bound",

@@ -674,8 +674,8 @@ def test_prefit_ensembles(iris):
     _check_ensemble_votes(bank, ada, X, [e.predict(X) for e in ada.estimators_])
 
 
-def test_prefit_boosting_is_refused_or_one_voter(iris):
-    """Gradient boosting is not a majority vote: refused as an ensemble, one voter in a list."""
+def test_prefit_boosting_is_one_voter_alone_or_in_a_list(iris):
+    """Gradient boosting is not a majority vote: alone or in a list, it is ONE voter."""
     X, y = iris
     Xp, yp, Xb, yb = X[::2], y[::2], X[1::2], y[1::2]
     for model in (
@@ -683,12 +683,10 @@ def test_prefit_boosting_is_refused_or_one_voter(iris):
         HistGradientBoostingClassifier(max_iter=3, random_state=0),
     ):
         model.fit(Xp, yp)
-        for passed in (model, FrozenEstimator(model)):
-            with pytest.raises(ValueError, match="not a majority vote"):
-                PrefitVoters(passed).fit(Xb, yb)
-        bank = PrefitVoters([model]).fit(Xb, yb)
-        assert bank.n_voters_ == 1
-        np.testing.assert_array_equal(bank.classes_[bank.votes(X)[:, 0]], model.predict(X))
+        for passed in (model, FrozenEstimator(model), [model]):
+            bank = PrefitVoters(passed).fit(Xb, yb)
+            assert bank.n_voters_ == 1
+            np.testing.assert_array_equal(bank.classes_[bank.votes(X)[:, 0]], model.predict(X))
 
 
 def test_prefit_warns_on_voters_grown_on_the_same_rows():

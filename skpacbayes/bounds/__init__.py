@@ -33,6 +33,7 @@ from ._pacbayes import (
     pac_bayes_upper,
     seeger_epsilon,
 )
+from ._sequence import binomial_anytime_upper
 
 __all__ = [
     "kl",
@@ -45,6 +46,7 @@ __all__ = [
     "occam_bound",
     "binomial_tail",
     "binomial_inv_upper",
+    "binomial_anytime_upper",
     "first_order_bound",
     "second_order_bound",
     "binomial_bound",

@@ -157,6 +157,7 @@ class _FoldHoldOut(HoldOutBoundClassifier):
         n_jobs=None,
         train_size=None,
         verbose=0,
+        per_class=False,
         fold=1,
     ):
         super().__init__(
@@ -167,6 +168,7 @@ class _FoldHoldOut(HoldOutBoundClassifier):
             n_jobs=n_jobs,
             train_size=train_size,
             verbose=verbose,
+            per_class=per_class,
         )
         self.fold = fold
 
@@ -314,6 +316,14 @@ default="tightest_bound"
         When > 0, print a line when the fit starts, one line per candidate as
         soon as it is certified (its bound, estimated error and seconds), and the
         deployed candidate at the end.
+    per_class : bool, default=False
+        Also certify each class's miss rate ``P(predict(x) != y | y = k)``
+        (``class_bounds_``): every hold-out and stump candidate splits its share of
+        ``delta`` evenly over its ``K + 1`` statements (overall and per class,
+        :ref:`Proposition 5a <theory-per-class>`), so ``bound_`` and every class bound
+        hold together with probability at least ``1 - delta``. The out-of-bag candidates
+        have no per-class statement: ``"auto"`` leaves them out, ``out_of_bag=True``
+        raises.
 
     Attributes
     ----------
@@ -343,6 +353,9 @@ default="tightest_bound"
         candidate's share).
     bound_ : float
         Certified bound on the error rate of ``predict`` at confidence ``1 - delta``.
+    class_bounds_ : ndarray of shape (n_classes,)
+        With ``per_class=True`` only: the deployed candidate's certified bounds on
+        ``P(predict(x) != y | y = classes_[k])``.
     n_iter_ : int
         Training epochs of the deployed candidate.
     classes_ : ndarray of shape (n_classes,)
@@ -414,6 +427,7 @@ default="tightest_bound"
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
         "verbose": ["verbose"],
+        "per_class": ["boolean"],
     }
 
     def __init__(
@@ -428,6 +442,7 @@ default="tightest_bound"
         random_state=None,
         n_jobs=None,
         verbose=0,
+        per_class=False,
     ):
         self.estimator = estimator
         self.validation_fraction = validation_fraction
@@ -439,10 +454,17 @@ default="tightest_bound"
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.per_class = per_class
 
     def _use_out_of_bag(self):
+        if self.per_class and self.out_of_bag is True:
+            raise ValueError(
+                "per_class=True certifies each class's miss rate on held-out rows; the "
+                "out-of-bag candidates (out_of_bag=True) have no per-class statement. Set "
+                "out_of_bag=False or 'auto' (no out-of-bag candidate with per_class=True)."
+            )
         if self.out_of_bag == "auto":
-            return self._tolerance() >= 1.0
+            return self._tolerance() >= 1.0 and not self.per_class
         return bool(self.out_of_bag)
 
     def _use_stumps(self):
@@ -484,6 +506,7 @@ default="tightest_bound"
                     fold=fold,
                     random_state=seed,
                     n_jobs=self.n_jobs,
+                    per_class=self.per_class,
                 ),
             )
             for kind, voters, f, fold in held_out
@@ -602,6 +625,8 @@ default="tightest_bound"
         self.bound_ = float(self.best_estimator_.bound_)
         self.n_iter_ = int(self.best_estimator_.n_iter_)
         self.classes_ = self.best_estimator_.classes_
+        if self.per_class:
+            self.class_bounds_ = self.best_estimator_.class_bounds_
         self._say(
             f"deployed candidate {self.best_index_} ({describe(self.best_candidate_)}), "
             f"bound {self.bound_:.4f} ({time.perf_counter() - start:.1f} s)"

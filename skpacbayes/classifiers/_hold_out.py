@@ -23,6 +23,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes.classifiers._base import (
@@ -33,7 +34,6 @@ from skpacbayes.classifiers._base import (
 )
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._out_of_core import dask_rows
-from skpacbayes.engine.certificate import equal_share
 from skpacbayes.engine.certify import certify_test_set
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.vote import weighted_vote_scores
@@ -172,8 +172,9 @@ def grown_voters(voters, X, y, seed, n_jobs):
     Parameters
     ----------
     voters : voter bank, scikit-learn classifier or None
-        A bank is cloned and fitted; a classifier is cloned, fitted and its
-        members become the voters (:class:`~skpacbayes.voters.PrefitVoters`);
+        A bank is cloned and fitted (``PrefitVoters`` of one model: the model itself,
+        :meth:`~skpacbayes.voters.PrefitVoters.deployed_voters`); a classifier is cloned,
+        fitted and its members become the voters (:class:`~skpacbayes.voters.PrefitVoters`);
         ``None`` grows ``RandomForestClassifier(n_estimators=200)``.
     X, y : ndarray
         The training rows.
@@ -191,7 +192,9 @@ def grown_voters(voters, X, y, seed, n_jobs):
     from skpacbayes.voters import PrefitVoters, SampleReuseWarning
 
     if voters is not None and hasattr(voters, "votes"):
-        return resolve_voters(voters, None, seed, n_jobs).fit(X, y)
+        bank = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
+        # prefit models: the model itself, if one (as with every row, _fit_halves)
+        return bank.deployed_voters() if hasattr(bank, "deployed_voters") else bank
     if voters is None:
         voters = RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS)
     if _grows_trees(voters):  # sklearn's own error would not say what is wrong with X
@@ -246,12 +249,30 @@ def _fractions(value):
     return tuple(values)
 
 
-def _vote_errors(votes, codes, y_idx, n_classes):
-    """Errors of the plain vote (ties count as errors), votes mapped by ``codes``."""
-    from skpacbayes.engine.vote import _strict_argmax_is
+def _class_vote_errors(votes, codes, y_idx, n_classes):
+    """Errors of what ``predict`` returns, the plain vote (ties to the first class), votes
+    mapped by ``codes``: the errors and the rows of each true class."""
+    from skpacbayes.engine.vote import vote_errors
 
-    scores = weighted_vote_scores(codes[votes], np.ones(votes.shape[1]), n_classes)
-    return int(np.sum(~_strict_argmax_is(scores, y_idx)))
+    ones = np.ones(votes.shape[1])
+    wrong = vote_errors(codes[votes], y_idx, ones, n_classes, ties="first")
+    return (
+        np.bincount(y_idx[wrong], minlength=n_classes),
+        np.bincount(y_idx, minlength=n_classes),
+    )
+
+
+def _has_fixed_voters(estimator):
+    """``partial_fit`` exists only with fixed voters (PrefitVoters): else say why it does not."""
+    from skpacbayes.voters import PrefitVoters
+
+    if not isinstance(estimator.voters, PrefitVoters):
+        raise AttributeError(
+            "partial_fit certifies fixed voters on a stream: it needs voters=PrefitVoters("
+            "model) (or a list of models) fitted beforehand on other data; got "
+            f"{type(estimator.voters).__name__}."
+        )
+    return True
 
 
 class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator):
@@ -263,13 +284,18 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     voters are grown on the other rows, and their unweighted vote ``h_f`` is
     certified on the held-out rows: with probability at least ``1 - delta / K``,
     ``R(h_f) <= binomial_inv_upper(k_f, n_f, delta / K)`` (the largest ``r`` with
-    ``P(Bin(n_f, r) <= k_f) >= delta / K``), ``k_f`` the errors of ``h_f`` on them
-    (ties count as errors). The fraction with the smallest bound
+    ``P(Bin(n_f, r) <= k_f) >= delta / K``), ``k_f`` the errors of ``h_f`` on them,
+    the errors of exactly what ``predict`` returns (a tie goes to the first class, as in
+    ``predict``). The fraction with the smallest bound
     is deployed. **Halves protocol** (``validation_fraction=None``): a split bank
     brings its own halves; the plain vote of one half's voters is certified on
     the other half, at ``delta / 2`` each, and the tighter half is deployed. For
     a bank that is not split (e.g. stumps) the vote of the whole bank is
     certified on the whole sample (valid when the bank does not depend on it).
+    **A model you fitted**: with ``voters=PrefitVoters(model)`` (any fitted scikit-learn
+    classifier, fitted on other rows) the deployed classifier is the model's own
+    ``predict`` and ``bound_`` certifies it on every row given to ``fit``; with
+    ``PrefitVoters([model_1, model_2, ...])``, their plain vote (ties to the first class).
     By default (``"auto"``) a voter bank keeps its own rule (halves or every
     row) and anything else is grown on part of the rows. **Sample protocol**
     (``train_size=n``): the voters are grown on ``n`` rows drawn from the seed and
@@ -280,7 +306,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     ----------
     voters : voter bank, scikit-learn classifier or None, default=None
         What is grown on the training rows. A voter bank (any
-        :mod:`skpacbayes.voters` object) votes with all of its voters. An unfitted
+        :mod:`skpacbayes.voters` object) votes with all of its voters, except
+        ``PrefitVoters(model)`` of ONE fitted model, whose own ``predict`` is deployed
+        (:meth:`~skpacbayes.voters.PrefitVoters.deployed_voters`). An unfitted
         scikit-learn classifier is cloned and fitted, and its members vote (the
         trees of a forest, as in :class:`~skpacbayes.voters.PrefitVoters`).
         ``None``: ``RandomForestClassifier(n_estimators=200)`` (fraction protocol)
@@ -314,6 +342,13 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         When > 0, print a line as each statement (fraction or half) is certified: its
         held-out errors, its bound and the seconds it took (growing a forest on tens of
         thousands of rows takes minutes).
+    per_class : bool, default=False
+        Also certify, for each class ``k``, the rate at which ``predict`` misses it,
+        ``P(predict(x) != y | y = k)`` (``class_bounds_``). The ``K + 1`` statements of each
+        held-out statement (the overall error and each class's) share its part of
+        ``delta`` evenly, so that ``bound_`` and every class bound hold together with
+        probability at least ``1 - delta`` (``bound_`` is a little looser than with
+        ``per_class=False``): :ref:`Proposition 5a <theory-per-class>`.
 
     Attributes
     ----------
@@ -329,11 +364,18 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         Vote weights over the bank (1 on the deployed voters, 0 elsewhere).
     bound_ : float
         Certified upper bound on the true risk of ``predict``.
+    class_bounds_ : ndarray of shape (n_classes,)
+        With ``per_class=True`` only: certified upper bounds on
+        ``P(predict(x) != y | y = classes_[k])`` (1.0 for a class without held-out rows);
+        their errors and rows are in ``certificate_.details["class_errors"]`` and
+        ``["class_sizes"]``.
     certificate_ : Certificate
         Its ingredients: ``m`` and ``statistics["errors"]`` hold one entry per
         statement (fraction or half), ``details`` the bound of each.
     n_iter_ : int
         0 (nothing is trained).
+    n_samples_seen_ : int
+        After :meth:`partial_fit` only: the rows of the stream read so far.
     classes_ : ndarray of shape (n_classes,)
         Class labels.
     n_features_in_ : int
@@ -389,6 +431,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         "n_jobs": [None, Integral],
         "train_size": [None, Interval(Integral, 1, None, closed="left")],
         "verbose": ["verbose"],
+        "per_class": ["boolean"],
     }
 
     def __init__(
@@ -400,6 +443,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         n_jobs=None,
         train_size=None,
         verbose=0,
+        per_class=False,
     ):
         self.voters = voters
         self.validation_fraction = validation_fraction
@@ -408,6 +452,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.n_jobs = n_jobs
         self.train_size = train_size
         self.verbose = verbose
+        self.per_class = per_class
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, **fit_params):
@@ -456,6 +501,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                 f"on: set one of them (got train_size={self.train_size!r} and "
                 f"validation_fraction={self.validation_fraction!r})."
             )
+        if hasattr(self, "_stream"):  # a new fit ends the stream of partial_fit
+            del self._stream, self.n_samples_seen_
         out_of_core = is_dask_input(X, y)
         if out_of_core:
             from skpacbayes.classifiers._out_of_core import dask_training_data
@@ -471,9 +518,11 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                     "StumpBank, with validation_fraction=None or 'auto')."
                 )
             X, y, classes = dask_training_data(self, X, y)
+            classes = self._known_classes(classes)
             y_idx = label_indices(y, classes)
         else:
             X, y, classes = validate_training_data(self, X, y)
+            classes = self._known_classes(classes)
             y_idx = np.searchsorted(classes, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         self.classes_ = classes
@@ -506,9 +555,15 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                 flush=True,
             )
 
+    def _share(self, n_statements):
+        """Each held-out statement's share of ``delta`` (and of each class's, per class)."""
+        return TestSet().share(
+            self.delta, n_statements, self.classes_.size if self.per_class else None
+        )
+
     def _fit_fractions(self, X, y, y_idx, seed, fractions):
-        share = equal_share(float(self.delta), len(fractions))
-        errors, sizes, values, best = [], [], [], None
+        share = self._share(len(fractions))
+        errors, sizes, values, counts, best = [], [], [], [], None
         for f in fractions:
             start = time.perf_counter()
             train, held = self._rows(X.shape[0], f, seed)
@@ -519,7 +574,10 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
                 )
             bank = grown_voters(self.voters, X[train], y[train], seed, self.n_jobs)
             codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
-            k = _vote_errors(bank.votes(X[held]), codes, y_idx[held], self.classes_.size)
+            counts.append(
+                _class_vote_errors(bank.votes(X[held]), codes, y_idx[held], self.classes_.size)
+            )
+            k = int(counts[-1][0].sum())
             errors.append(k)
             sizes.append(int(held.size))
             values.append(TestSet().statement(k, held.size, share))
@@ -533,7 +591,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.half_ = None
         self.weights_ = np.ones(self.voters_.n_voters_)
         self.bound_ = float(values[index])
-        self._set_certificate(index, errors, sizes, self.voters_.n_voters_)
+        self._set_certificate(index, errors, sizes, self.voters_.n_voters_, counts)
         self.certificate_.details.update(
             validation_fractions=fractions, training_rows=int(X.shape[0] - sizes[index])
         )
@@ -556,16 +614,19 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             fit_voters(bank, X, self.classes_)
         else:
             bank.fit(X, y)
+        if hasattr(bank, "deployed_voters"):  # prefit models: the model itself, if one
+            bank = bank.deployed_voters()
         self.voters_ = bank
         self._codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
         count_errors = self._plain_vote_errors(X, y_idx)
         groups = _evaluation_groups(bank)
-        share = equal_share(float(self.delta), len(groups))
-        errors, sizes, values = [], [], []
+        share = self._share(len(groups))
+        errors, sizes, values, counts = [], [], [], []
         for g in groups:
             rows = np.zeros(X.shape[0], dtype=bool)
             rows[g.samples] = True
-            k = count_errors(g.voters, rows)
+            counts.append(count_errors(g.voters, rows))
+            k = int(counts[-1][0].sum())
             errors.append(k)
             sizes.append(int(g.samples.size))
             values.append(TestSet().statement(k, g.samples.size, share))
@@ -578,7 +639,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.weights_ = np.zeros(bank.n_voters_)
         self.weights_[groups[self.half_].voters] = 1.0
         self.bound_ = float(values[self.half_])
-        self._set_certificate(self.half_, errors, sizes, int(bank.n_voters_))
+        self._set_certificate(self.half_, errors, sizes, int(bank.n_voters_), counts)
         self.certificate_.details.update(half=self.half_, bounds_per_half=tuple(values))
 
     def _fit_sample(self, X, y, y_idx, seed):
@@ -602,20 +663,32 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self._codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
         held = np.ones(n_rows, dtype=bool)
         held[train] = False
-        k = self._plain_vote_errors(X, y_idx)(np.arange(bank.n_voters_), held)
+        counts = self._plain_vote_errors(X, y_idx)(np.arange(bank.n_voters_), held)
         n_held = n_rows - train.size
         self.half_ = self.validation_fraction_ = None
         self.validation_indices_ = np.flatnonzero(held)
         self.weights_ = np.ones(bank.n_voters_)
-        self._set_certificate(0, [k], [n_held], bank.n_voters_)
+        self._set_certificate(0, [int(counts[0].sum())], [n_held], bank.n_voters_, [counts])
         self.bound_ = self.certificate_.value
         self.certificate_.details.update(train_size=int(train.size))
 
+    def _known_classes(self, classes):
+        """``y``'s ``classes``, widened to every class prefit voters know (so that ``predict``
+        may return any of them); labels they do not know are refused by their ``fit``."""
+        from skpacbayes.voters import PrefitVoters
+
+        if not isinstance(self.voters, PrefitVoters):
+            return classes
+        known = self.voters.known_classes()
+        return known if np.isin(classes, known).all() else classes
+
     def _plain_vote_errors(self, X, y_idx):
-        """``count(voters, rows)``: errors of the plain vote of ``voters`` on the mask ``rows``.
+        """``count(voters, rows)``: errors of the plain vote of ``voters`` on the mask ``rows``,
+        and the rows, of each true class (two arrays of shape ``(n_classes,)``).
 
         One pass over ``X`` per call (in memory, the votes are kept between calls): block by
-        block on the workers for a dask array. Ties count as errors.
+        block on the workers for a dask array. The errors of exactly what ``predict`` returns:
+        a tie goes to the first class of largest score, as in ``predict``.
         """
         from skpacbayes.engine.passes import VotePasses
 
@@ -633,15 +706,188 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         def count(voters, rows):
             weights = np.zeros(bank.n_voters_)
             weights[voters] = 1.0
-            return passes.vote_errors(y_idx, weights, n_classes, rows)[0]
+            return passes.class_vote_errors(y_idx, weights, n_classes, rows, ties="first")
 
         return count
 
-    def _set_certificate(self, index, errors, sizes, n_voters):
-        """The certificate of statement ``index`` from the one certify step."""
+    def _set_certificate(
+        self, index, errors, sizes, n_voters, class_counts, anytime=False, previous=None
+    ):
+        """The certificate of statement ``index`` from the one certify step (and, per class,
+        ``class_bounds_``)."""
         self.certificate_ = certify_test_set(
-            TestSet(), index, errors, sizes, float(self.delta), n_voters, self.weights_
+            TestSet(),
+            index,
+            errors,
+            sizes,
+            float(self.delta),
+            n_voters,
+            self.weights_,
+            class_counts if self.per_class else None,
+            anytime=anytime,
+            previous=previous,
         )
+        if self.per_class:
+            self.class_bounds_ = np.array(self.certificate_.details["class_bounds"])
+        elif hasattr(self, "class_bounds_"):  # from an earlier fit with per_class=True
+            del self.class_bounds_
+
+    @available_if(_has_fixed_voters)
+    def partial_fit(self, X, y, classes=None, **fit_params):
+        """Add labelled rows of a stream and update the time-uniform certificate.
+
+        With fixed voters, ``voters=PrefitVoters(...)`` fitted beforehand on other data (the
+        deployed classifier is the one of :meth:`fit`: one model's own ``predict``, or the
+        plain vote of a list), each call counts the errors of ``predict`` on the new rows
+        and certifies the rows read so far by a confidence sequence
+        (:func:`~skpacbayes.bounds.binomial_anytime_upper`): with probability at least
+        ``1 - delta``, EVERY ``bound_`` (and ``class_bounds_``) reported along the stream
+        holds at once, so the stream may be read after every batch and stopped whenever
+        you like. ``bound_`` is the smallest value reported so far. With ``per_class=True``
+        ``delta`` is split evenly over the overall and the ``K`` class statements
+        (:ref:`Proposition 5b <theory-streaming>`).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            New rows, i.i.d. draws from the distribution of the stream, never seen by the
+            voters. A dask array is counted in one pass, block by block.
+        y : {array-like, dask array} of shape (n_samples,)
+            Their labels (among the classes the voters know; one class is enough).
+        classes : array-like of shape (n_classes,), default=None
+            scikit-learn's argument of a first ``partial_fit``: the classes are those the
+            voters know (``PrefitVoters.known_classes``); when given, it must hold them
+            all (a ``ValueError`` otherwise).
+        **fit_params : dict
+            Not supported (a ``TypeError`` names the estimator).
+
+        Returns
+        -------
+        self : object
+            The estimator, its certificate updated.
+
+        Raises
+        ------
+        AttributeError
+            If ``voters`` is not a :class:`~skpacbayes.voters.PrefitVoters` (voters grown
+            on the rows are not fixed: the estimator then has no ``partial_fit``).
+        ValueError
+            If ``validation_fraction`` or ``train_size`` is set, if the estimator was
+            fitted with :meth:`fit` (its certificate is not a stream's:
+            ``sklearn.base.clone`` it first), or if ``voters``, ``delta`` or ``per_class``
+            changed since the first call.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_classification
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from skpacbayes import HoldOutBoundClassifier
+        >>> from skpacbayes.voters import PrefitVoters
+        >>> X, y = make_classification(n_samples=5000, random_state=0)
+        >>> model = LogisticRegression().fit(X[:1000], y[:1000])
+        >>> clf = HoldOutBoundClassifier(voters=PrefitVoters(model))
+        >>> for start in range(1000, 5000, 1000):  # four batches
+        ...     _ = clf.partial_fit(X[start : start + 1000], y[start : start + 1000])
+        >>> clf.n_samples_seen_, bool(clf.certificate_.train_error < clf.bound_ < 0.2)
+        (4000, True)
+        """
+        from sklearn.base import clone
+        from sklearn.utils.multiclass import check_classification_targets
+
+        from skpacbayes.classifiers._out_of_core import dask_training_data, fit_voters
+
+        reject_fit_params(self, fit_params)
+        first = not hasattr(self, "_stream")
+        settings = {"voters": self.voters, "delta": self.delta, "per_class": self.per_class}
+        if first:
+            self._check_stream_params()
+        elif any(settings[k] is not v and settings[k] != v for k, v in self._stream[2].items()):
+            raise ValueError(
+                "voters, delta and per_class are fixed for a stream (every bound reported along "
+                "it shares them); they changed since the first partial_fit. Start a new stream "
+                "on an unfitted copy (sklearn.base.clone(estimator))."
+            )
+        out_of_core = is_dask_input(X, y)
+        if out_of_core:
+            from skpacbayes.engine.dask_passes import DaskVotePasses, label_indices
+
+            n_features = getattr(self, "n_features_in_", None)
+            X, y, labels = dask_training_data(self, X, y, min_classes=1)
+            if not first and X.shape[1] != n_features:
+                raise ValueError(
+                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                    f"{n_features} features as input."
+                )
+        else:
+            from skpacbayes.engine.passes import VotePasses
+
+            with np.errstate(invalid="ignore"):
+                X, y = validate_data(
+                    self, X, y, reset=first, accept_sparse="csr", dtype=[np.float64, np.float32]
+                )
+            check_classification_targets(y)
+            labels = np.unique(y)
+        if first:
+            bank = clone(self.voters)
+            known = bank.known_classes()
+            if classes is not None and not np.array_equal(np.unique(classes), known):
+                raise ValueError(
+                    f"classes={np.asarray(classes).tolist()!r} differs from the classes the "
+                    f"prefit voters know, {known.tolist()!r}: they are the stream's classes."
+                )
+            fit_voters(bank, X, known)
+            self.voters_ = bank.deployed_voters()
+            self.classes_ = np.asarray(self.voters_.classes_)
+            self._codes = np.arange(self.classes_.size)
+            self.weights_ = np.ones(self.voters_.n_voters_)
+            self.validation_fraction_ = self.half_ = self.validation_indices_ = None
+            self.n_iter_ = 0
+        unknown = labels[~np.isin(labels, self.classes_)]
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown[:5].tolist()!r} that the prefit voters do not know "
+                f"(their classes_ are {self.classes_.tolist()!r})."
+            )
+        n_classes = self.classes_.size
+        if out_of_core:
+            passes = DaskVotePasses(self.voters_, X)
+            y_idx = label_indices(y, self.classes_)
+        else:
+            passes = VotePasses(self.voters_, X, keep_bytes=0)
+            y_idx = np.searchsorted(self.classes_, y)
+        errors, sizes = passes.class_vote_errors(
+            y_idx, self.weights_, n_classes, np.ones(X.shape[0], dtype=bool), ties="first"
+        )
+        previous = None if first else self.certificate_
+        if not first:
+            errors, sizes = errors + self._stream[0], sizes + self._stream[1]
+        self._stream = (errors, sizes, settings)
+        self.n_samples_seen_ = int(sizes.sum())
+        self._set_certificate(
+            0, [int(errors.sum())], [self.n_samples_seen_], self.voters_.n_voters_,
+            [(errors, sizes)], anytime=True, previous=previous,
+        )  # fmt: skip
+        self.bound_ = self.certificate_.value
+        return self
+
+    def _check_stream_params(self):
+        """The parameters ``partial_fit`` accepts: fixed voters, no split of the rows."""
+        self._validate_params()
+        if hasattr(self, "certificate_"):
+            raise ValueError(
+                f"This {type(self).__name__} was fitted with fit; partial_fit certifies a "
+                "stream from its first row on. Call partial_fit on an unfitted copy "
+                "(sklearn.base.clone(estimator))."
+            )
+        fraction = self.validation_fraction
+        if self.train_size is not None or not (
+            fraction is None or (isinstance(fraction, str) and fraction == "auto")
+        ):
+            raise ValueError(
+                "partial_fit certifies every row it is given: leave validation_fraction at "
+                f"'auto' (or None) and train_size at None (got validation_fraction={fraction!r}, "
+                f"train_size={self.train_size!r})."
+            )
 
     def recompute_bound(self, delta):
         """Certificate of the deployed vote at another confidence level.
@@ -656,7 +902,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         bound : float
             Certified upper bound on the risk of ``predict`` at confidence ``1 - delta``
             (still split over the fit's statements, so the choice made at fit stays
-            covered).
+            covered). After :meth:`partial_fit`: the time-uniform bound at the rows read
+            so far (not the running minimum, which is ``bound_``).
 
         Examples
         --------
@@ -721,6 +968,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     def predict(self, X):
         """Plain vote of the deployed voters (ties go to the first class).
 
+        With ``PrefitVoters(model)`` of one model, the deployed voter is the model itself:
+        this is ``model.predict``.
+
         Parameters
         ----------
         X : {array-like, dask array} of shape (n_samples, n_features)
@@ -730,8 +980,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
-            Predicted class labels; ``bound_`` certifies their error rate (ties were
-            counted as errors).
+            Predicted class labels; ``bound_`` certifies their error rate (the
+            certificate counted the errors of exactly these predictions, ties included).
 
         Examples
         --------
@@ -758,7 +1008,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            Fraction of the deployed voters voting for each class.
+            Fraction of the deployed voters voting for each class (0 or 1 for one
+            prefit model, the deployed voter: its own probabilities are
+            ``clf.voters_.estimators_[0].predict_proba``, when it has them).
 
         Examples
         --------

@@ -31,7 +31,7 @@ WHAT_WORKS = (
 )
 
 
-def dask_training_data(estimator, X, y):
+def dask_training_data(estimator, X, y, min_classes=2):
     """Check a dask ``X`` and its labels; the dask counterpart of ``validate_training_data``.
 
     Parameters
@@ -42,6 +42,8 @@ def dask_training_data(estimator, X, y):
         Finite numeric features (NaN and infinite values are refused by the passes).
     y : dask.array.Array or array-like of shape (n_samples,)
         Class labels; rechunked to the row chunks of ``X`` when they differ.
+    min_classes : int, default=2
+        Fewest distinct labels accepted (1 for a batch of a stream, ``partial_fit``).
 
     Returns
     -------
@@ -77,7 +79,7 @@ def dask_training_data(estimator, X, y):
         y = y.rechunk((X.chunks[0],))
     classes = np.unique(da.unique(y).compute())
     check_classification_targets(classes)
-    if classes.shape[0] < 2:
+    if classes.shape[0] < min_classes:
         raise ValueError(
             f"{name} needs samples of at least 2 classes in the data, but the data contains "
             f"only one class: {classes[0]!r}."
@@ -155,7 +157,8 @@ def dask_rows(output):
 
 
 def fit_voters(voters, X, classes):
-    """Fit a bank that needs no pass over the rows on a dask ``X`` (``classes``: the labels).
+    """Fit a bank that needs no pass over the rows on a dask ``X`` (``classes``: the labels;
+    an in-memory ``X`` works the same).
 
     A :class:`~skpacbayes.voters.StumpBank` with ``feature_range`` and
     :class:`~skpacbayes.voters.PrefitVoters` read the shape of ``X`` only; the default

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from skpacbayes.engine.certificate import _KL_SLACK, Certificate, effective_voters, equal_share
+from skpacbayes.engine.certificate import _KL_SLACK, Certificate, effective_voters
 from skpacbayes.engine.spec import FitResult
 
 __all__ = ["CertifyInputs", "better", "certify", "certify_test_set", "result"]
@@ -147,7 +147,18 @@ def certify(
     return certificate, natural, vote_weights, deployed
 
 
-def certify_test_set(bound, statement, errors, sizes, delta, n_voters, vote_weights):
+def certify_test_set(
+    bound,
+    statement,
+    errors,
+    sizes,
+    delta,
+    n_voters,
+    vote_weights,
+    class_counts=None,
+    anytime=False,
+    previous=None,
+):
     """The certificate of a classifier fixed before its held-out rows were read.
 
     Parameters
@@ -165,6 +176,18 @@ def certify_test_set(bound, statement, errors, sizes, delta, n_voters, vote_weig
         Number of voters of the deployed bank.
     vote_weights : ndarray
         The deployed vote's weights over the voters.
+    class_counts : sequence of (ndarray, ndarray) or None, default=None
+        Per-class statements: for each statement, the errors and the rows of each true
+        class on its held-out rows. ``delta`` is then split evenly over the ``K + 1``
+        statements (overall and per class) of every held-out statement
+        (:meth:`~skpacbayes.objectives.TestSet.share`).
+    anytime : bool, default=False
+        A stream (one statement: the rows read so far): the time-uniform bounds
+        (:meth:`~skpacbayes.objectives.TestSet.anytime_statement`), which hold at every
+        number of rows at once, so that the smallest value reported so far holds too.
+    previous : Certificate or None, default=None
+        With ``anytime``, the stream's certificate before this batch: the bounds reported
+        are the smaller of its and the current ones (``details["bound_now"]``: the current).
 
     Returns
     -------
@@ -172,10 +195,31 @@ def certify_test_set(bound, statement, errors, sizes, delta, n_voters, vote_weig
         With ``posterior="point mass (the prior)"`` and ``kl`` zero (a test-set bound is the
         PAC-Bayes statement of a point-mass prior equal to the posterior), the errors as the
         statistics, one mixture weight per statement (1 for the deployed one) and the bounds
-        of every statement in ``details["bounds"]``.
+        of every statement in ``details["bounds"]``; with ``class_counts``, the deployed
+        statement's class bounds, errors and rows in ``details["class_bounds"]``,
+        ``["class_errors"]`` and ``["class_sizes"]``.
     """
-    share = equal_share(float(delta), len(sizes))
-    values = [bound.statement(k, n, share) for k, n in zip(errors, sizes, strict=True)]
+    n_classes = None if class_counts is None else len(class_counts[statement][0])
+    share = bound.share(delta, len(sizes), n_classes)
+    state = bound.anytime_statement if anytime else bound.statement
+    values = [state(k, n, share) for k, n in zip(errors, sizes, strict=True)]
+    details = {"statement": statement, "bounds": tuple(values)}
+    if anytime:
+        details.update(anytime=True, bound_now=values[statement])
+        if previous is not None:
+            values[statement] = min(values[statement], previous.value)
+            details["bounds"] = tuple(values)
+    if class_counts is not None:
+        class_errors, class_sizes = class_counts[statement]
+        class_bounds = bound.class_statements(class_errors, class_sizes, share, anytime)
+        if anytime and previous is not None:
+            class_bounds = np.minimum(class_bounds, previous.details["class_bounds"])
+        details.update(
+            n_classes=n_classes,
+            class_bounds=tuple(float(b) for b in class_bounds),
+            class_errors=tuple(int(k) for k in class_errors),
+            class_sizes=tuple(int(n) for n in class_sizes),
+        )
     return Certificate(
         bound=bound.name,
         posterior="point mass (the prior)",
@@ -190,7 +234,7 @@ def certify_test_set(bound, statement, errors, sizes, delta, n_voters, vote_weig
         c_tilde=None,
         train_error=errors[statement] / sizes[statement],
         n_voters=int(n_voters),
-        details={"statement": statement, "bounds": tuple(values)},
+        details=details,
         n_effective_voters=effective_voters(vote_weights),
     )
 

@@ -19,6 +19,8 @@ import sys
 
 import numpy as np
 
+from skpacbayes.engine.passes import TotalVoteErrors
+
 __all__ = ["DaskVotePasses", "is_dask_array", "is_dask_input", "label_indices", "rows_array"]
 
 _SPLIT_EVERY = 8  # counts added per task of the reduction tree
@@ -109,14 +111,14 @@ def _block_statistics(voters, X, y_idx, group_voters, rules, n_voters, pairs):
     return passes.statistics(np.asarray(y_idx), scheme, pairs)
 
 
-def _block_vote_errors(voters, X, y_idx, weights, n_classes, packed):
+def _block_vote_errors(voters, X, y_idx, weights, n_classes, packed, ties):
     from skpacbayes.engine.passes import VotePasses
 
     rows = _unpack(packed, X.shape[0]).astype(bool, copy=False)
-    wrong, used = VotePasses(voters, X, keep_bytes=0).vote_errors(
-        np.asarray(y_idx), weights, n_classes, rows
+    errors, sizes = VotePasses(voters, X, keep_bytes=0).class_vote_errors(
+        np.asarray(y_idx), weights, n_classes, rows, ties
     )
-    return np.array([wrong, used], dtype=np.int64)
+    return np.stack([errors, sizes])
 
 
 def _packed_rows(rows):
@@ -124,7 +126,7 @@ def _packed_rows(rows):
     return None if rows.all() else np.packbits(rows)
 
 
-class DaskVotePasses:
+class DaskVotePasses(TotalVoteErrors):
     """The passes of the count path over a dask array: one task per block, counts reduced.
 
     The dask counterpart of :class:`~skpacbayes.engine.passes.VotePasses`: each task runs the
@@ -208,18 +210,20 @@ class DaskVotePasses:
         total = self._compute(_block_statistics, y_idx, args)
         return scheme.with_pair_sizes(total) if pairs else total
 
-    def vote_errors(self, y_idx, weights, n_classes, rows):
-        """One pass: the errors of the weighted vote on the rows ``rows`` (bool mask).
+    def class_vote_errors(self, y_idx, weights, n_classes, rows, ties="error"):
+        """One pass: the errors of the weighted vote on the rows ``rows``, class by class.
 
-        Returns the number of errors and of rows (ties count as errors).
+        Returns two int64 arrays of shape ``(n_classes,)``: errors and rows of each true
+        class (the counts of :meth:`VotePasses.class_vote_errors
+        <skpacbayes.engine.passes.VotePasses.class_vote_errors>`, added over the blocks).
         """
         weights = np.asarray(weights)
 
         def args(start, stop):
-            return weights, n_classes, _packed_rows(rows[start:stop])
+            return weights, n_classes, _packed_rows(rows[start:stop]), ties
 
-        wrong, used = self._compute(_block_vote_errors, y_idx, args)
-        return int(wrong), int(used)
+        errors, sizes = self._compute(_block_vote_errors, y_idx, args)
+        return errors.astype(np.int64), sizes.astype(np.int64)
 
     def whole(self):
         """Refused: the per-row optimisers need the whole vote matrix in memory."""

@@ -9,7 +9,7 @@ import numpy as np
 from skpacbayes.engine.sharing import rows_key, shared_entries
 from skpacbayes.engine.statistics import count_statistics
 
-__all__ = ["VotePasses", "shared_vote_matrix"]
+__all__ = ["TotalVoteErrors", "VotePasses", "shared_vote_matrix"]
 
 _KEEP_VOTES_BYTES = 512 * 2**20  # vote matrix kept between passes (else computed again)
 _CHUNK_ROWS = 2**16
@@ -41,7 +41,20 @@ def shared_vote_matrix(voters, X):
     return VotePasses(voters, X).whole()
 
 
-class VotePasses:
+class TotalVoteErrors:
+    """``vote_errors`` as the sum of a pass's ``class_vote_errors`` (both kinds of passes)."""
+
+    def vote_errors(self, y_idx, weights, n_classes, rows, ties="error"):
+        """One pass: where the weighted vote errs on the rows ``rows`` (bool mask).
+
+        Returns the number of errors and of rows (``ties``: see
+        :func:`~skpacbayes.engine.vote.vote_errors`).
+        """
+        errors, sizes = self.class_vote_errors(y_idx, weights, n_classes, rows, ties)
+        return int(errors.sum()), int(sizes.sum())
+
+
+class VotePasses(TotalVoteErrors):
     """The votes of the training rows, pass after pass, in chunks of rows.
 
     The vote matrix is computed chunk by chunk from the voters and ``X``; when it fits in
@@ -100,19 +113,24 @@ class VotePasses:
         """One pass: the counts of :func:`count_statistics`."""
         return count_statistics(self.chunks(), y_idx, scheme, pairs, device=device)
 
-    def vote_errors(self, y_idx, weights, n_classes, rows):
-        """One pass: where the weighted vote errs on the rows ``rows`` (bool mask).
+    def class_vote_errors(self, y_idx, weights, n_classes, rows, ties="error"):
+        """One pass: the errors of the weighted vote on the rows ``rows``, class by class.
 
-        Returns the number of errors and of rows (ties count as errors).
+        Returns two int64 arrays of shape ``(n_classes,)``: the errors on the rows of each
+        true class and the number of those rows (``ties``: see
+        :func:`~skpacbayes.engine.vote.vote_errors`).
         """
         from skpacbayes.engine.vote import vote_errors
 
-        wrong = 0
+        errors = np.zeros(n_classes, dtype=np.int64)
+        sizes = np.zeros(n_classes, dtype=np.int64)
         for start, votes in self.chunks():
             stop = start + votes.shape[0]
-            errs = vote_errors(votes, y_idx[start:stop], weights, n_classes)
-            wrong += int(np.count_nonzero(errs & rows[start:stop]))
-        return wrong, int(np.count_nonzero(rows))
+            y_chunk, in_rows = y_idx[start:stop], rows[start:stop]
+            errs = vote_errors(votes, y_chunk, weights, n_classes, ties)
+            errors += np.bincount(y_chunk[errs & in_rows], minlength=n_classes)
+            sizes += np.bincount(y_chunk[in_rows], minlength=n_classes)
+        return errors, sizes
 
     def whole(self):
         """The whole vote matrix (the per-row optimisers need it)."""

@@ -1,12 +1,19 @@
-"""The weighted majority vote: class scores of a weighted vote and the strict-winner rule.
+"""The weighted majority vote: class scores of a weighted vote, the strict-winner rule and the
+deployed rule (ties to the first class).
 
 Shared by ``predict`` and by the certificate's training error, so that both read the same
-classifier.
+classifier. The PAC-Bayes bounds count a tie as an error (``ties="error"``: their statements
+bound that event); a test-set bound counts the errors of exactly what ``predict`` returns
+(``ties="first"``: ``numpy.argmax``, the first class of largest score).
 """
 
 import numpy as np
 
-__all__ = ["vote_errors", "weighted_vote_scores"]
+__all__ = ["TIE_RULES", "vote_errors", "weighted_vote_scores"]
+
+#: How a tie of the vote is counted: an error (the PAC-Bayes statements), or broken towards
+#: the first class of largest score, as ``predict`` breaks it (the test-set statements).
+TIE_RULES = ("error", "first")
 
 _VOTE_CHUNK = 2**21  # mask elements per block of weighted_vote_scores
 
@@ -47,8 +54,8 @@ def _strict_argmax_is(scores, y_idx):
     return true > others.max(axis=1)
 
 
-def vote_errors(votes, y_idx, weights, n_classes):
-    """Where the weighted vote errs: the true class has no STRICT maximum (ties are errors).
+def vote_errors(votes, y_idx, weights, n_classes, ties="error"):
+    """Where the weighted vote errs.
 
     Parameters
     ----------
@@ -59,9 +66,18 @@ def vote_errors(votes, y_idx, weights, n_classes):
     weights : ndarray of shape (n_voters,)
         Vote weights.
     n_classes : int
+    ties : {"error", "first"}, default="error"
+        ``"error"``: the vote errs unless the true class has a STRICT maximum score (ties are
+        errors). ``"first"``: the vote errs where its prediction, the first class of largest
+        score (``numpy.argmax``, as ``predict``), is not the true class.
 
     Returns
     -------
     ndarray of bool, shape (n_samples,)
     """
-    return ~_strict_argmax_is(weighted_vote_scores(votes, weights, n_classes), y_idx)
+    if ties not in TIE_RULES:
+        raise ValueError(f"ties must be one of {TIE_RULES}; got {ties!r}.")
+    scores = weighted_vote_scores(votes, weights, n_classes)
+    if ties == "first":
+        return np.argmax(scores, axis=1) != np.asarray(y_idx)
+    return ~_strict_argmax_is(scores, y_idx)

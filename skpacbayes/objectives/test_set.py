@@ -5,7 +5,18 @@ its error count on them: ``sup{R : P(Bin(m, R) <= k) >= delta}``. With several s
 (fractions, halves, candidates) ``delta`` is split evenly over them and the lowest is kept.
 As a PAC-Bayes statement it is the case of a point-mass prior equal to the posterior
 (``KL = 0``).
+
+Per class (``per_class=True``): conditionally on the held-out labels, the errors on the rows
+of class ``k`` are binomial with the class's miss rate ``P(h(x) != y | y = k)``, so the same
+inversion certifies each class; ``delta`` is then split evenly over the ``K + 1`` statements
+(the overall error and each of the ``K`` classes) of every held-out statement.
+
+On a stream (``partial_fit``), the time-uniform counterpart of the inversion
+(:func:`~skpacbayes.bounds.binomial_anytime_upper`, a confidence sequence) certifies the rows
+read so far at every point of the stream at once.
 """
+
+import numpy as np
 
 from skpacbayes.objectives._base import Bound, register
 
@@ -53,9 +64,85 @@ class TestSet(Bound):
 
         return binomial_inv_upper(int(n_errors), int(m), delta)
 
-    def recompute(self, certificate, delta):
+    def share(self, delta, n_statements, n_classes=None):
+        """Each statement's share of ``delta``.
+
+        Parameters
+        ----------
+        delta : float
+            The confidence parameter.
+        n_statements : int
+            Number of held-out statements (fractions, halves, ...).
+        n_classes : int or None, default=None
+            With per-class statements, the number of classes ``K``: each held-out
+            statement then holds ``K + 1`` statements (its overall error and each class's).
+
+        Returns
+        -------
+        share : float
+            ``delta / (n_statements (K + 1))`` (``delta / n_statements`` without classes),
+            rounded down so that the shares never sum above ``delta``.
+        """
         from skpacbayes.engine.certificate import equal_share
 
+        per_statement = 1 if n_classes is None else int(n_classes) + 1
+        return equal_share(float(delta), int(n_statements) * per_statement)
+
+    def anytime_statement(self, n_errors, m, delta):
+        """The time-uniform bound of ``n_errors`` errors on the first ``m`` rows of a stream.
+
+        Parameters
+        ----------
+        n_errors : int
+            Errors on the rows read so far.
+        m : int
+            Rows read so far.
+        delta : float
+            The statement's share of the confidence parameter.
+
+        Returns
+        -------
+        bound : float
+            :func:`~skpacbayes.bounds.binomial_anytime_upper`: it holds at every ``m`` at
+            once with probability at least ``1 - delta`` (:ref:`Proposition 5b <theory-streaming>`).
+        """
+        from skpacbayes.bounds import binomial_anytime_upper
+
+        return binomial_anytime_upper(int(n_errors), int(m), delta)
+
+    def class_statements(self, class_errors, class_sizes, delta, anytime=False):
+        """The bound of each class's miss rate ``P(h(x) != y | y = k)``.
+
+        Parameters
+        ----------
+        class_errors, class_sizes : array-like of int, shape (n_classes,)
+            Errors on the held-out rows of each true class, and the number of those rows.
+        delta : float
+            Each class statement's share of the confidence parameter.
+        anytime : bool, default=False
+            The time-uniform bound of a stream (:meth:`anytime_statement`) instead of the
+            fixed-size one.
+
+        Returns
+        -------
+        bounds : ndarray of shape (n_classes,)
+            ``sup{R : P(Bin(n_k, R) <= k_k) >= delta}`` per class, or its time-uniform
+            counterpart (1.0 for a class without held-out rows: nothing is certified for it).
+        """
+        statement = self.anytime_statement if anytime else self.statement
+        return np.array(
+            [
+                statement(k, n, delta) if n > 0 else 1.0
+                for k, n in zip(class_errors, class_sizes, strict=True)
+            ],
+            dtype=np.float64,
+        )
+
+    def recompute(self, certificate, delta):
         i = certificate.details["statement"]
-        share = equal_share(delta, len(certificate.m))  # still split over the fit's statements
-        return self.statement(certificate.statistics["errors"][i], certificate.m[i], share)
+        # still split over the fit's statements (and classes, with per-class statements)
+        share = self.share(delta, len(certificate.m), certificate.details.get("n_classes"))
+        errors, m = certificate.statistics["errors"][i], certificate.m[i]
+        if certificate.details.get("anytime"):  # a stream: its bound at the rows read so far
+            return self.anytime_statement(errors, m, share)
+        return self.statement(errors, m, share)

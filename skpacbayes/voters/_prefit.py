@@ -34,9 +34,11 @@ _BOOSTING_MODULES = ("xgboost", "lightgbm", "catboost")
 class SampleReuseWarning(UserWarning):
     """The prefit voters look fitted on the very rows given to the bound.
 
-    Raised by :class:`PrefitVoters` when a cheap check finds that every tree among the
-    voters was grown on rows of the sample passed to ``fit`` (see
-    :class:`PrefitVoters`, Notes). The bound is then not a certificate: the voters must be
+    Raised by :class:`PrefitVoters` when a cheap check finds that the models were trained on
+    the rows passed to ``fit``: every tree among the voters grown on them, or the training
+    rows a model keeps (SVC, nearest neighbours), the bins of hist-gradient boosting or the
+    recorded size and loss of an MLP matching them (see :class:`PrefitVoters`, Notes, for
+    what is and is not detected). The bound is then not a certificate: the voters must be
     fitted on data independent of the bound's sample (:ref:`theory-guarantee`, (A2)).
 
     Examples
@@ -116,19 +118,12 @@ def _expand_list(estimators):
     return voters, members, classes
 
 
-def _check_not_boosting(model):
-    """Refuse gradient boosting passed as an ensemble: it is not a majority vote."""
+def _is_boosting(model):
+    """Whether ``model`` is gradient boosting: an additive model, not a majority vote."""
     module = type(model).__module__.split(".")[0]
-    if isinstance(model, (GradientBoostingClassifier, HistGradientBoostingClassifier)) or (
+    return isinstance(model, (GradientBoostingClassifier, HistGradientBoostingClassifier)) or (
         module in _BOOSTING_MODULES
-    ):
-        raise ValueError(
-            f"PrefitVoters cannot take {type(model).__name__} apart into voters: gradient "
-            "boosting is an additive model of regression trees fitted to residuals, not a "
-            "majority vote of classifiers, so its members are not voters. To certify the "
-            f"boosted model as it is, pass it as ONE voter, PrefitVoters([model]), to "
-            "HoldOutBoundClassifier (a test-set bound on exactly its predictions)."
-        )
+    )
 
 
 def _expand_ensemble(ensemble):
@@ -257,6 +252,91 @@ def _looks_fitted_on(models, members, ensemble, X):
     return all(_grown_on_exactly(t, X_tree, r) for t, r in zip(trees, rows, strict=True))
 
 
+# Attributes in which fitted scikit-learn classifiers keep rows of their training set (SVC /
+# NuSVC: the support vectors; nearest neighbours: every row; Gaussian processes and label
+# propagation: every row).
+_STORED_ROWS = ("support_vectors_", "_fit_X", "X_train_", "X_")
+# Share of the stored training rows found among the rows of X above which the model is
+# taken as trained on them.
+_FOUND_ROWS = 0.5
+# A stochastic-gradient MLP whose data loss on X is at most this multiple of its recorded
+# final training loss (loss_: the last epoch's mean loss plus the L2 penalty, above the data
+# loss of the final weights on the training rows), on exactly as many rows as it recorded,
+# is taken as trained on them.
+_LOSS_RATIO = 1.0
+
+
+def _found_rows(stored, X):
+    """Share of the rows of ``stored`` that are (exactly) rows of ``X``."""
+    stored = np.ascontiguousarray(np.asarray(stored, dtype=np.float64))
+    rows = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+    if stored.ndim != 2 or stored.shape[0] == 0 or stored.shape[1] != rows.shape[1]:
+        return 0.0
+    seen = {row.tobytes() for row in rows}
+    return sum(row.tobytes() in seen for row in stored) / stored.shape[0]
+
+
+def _same_bins(model, X):
+    """Whether a hist-gradient boosting model's bin thresholds are those of ``X`` exactly."""
+    from sklearn.ensemble._hist_gradient_boosting.binning import _BinMapper
+
+    fitted = model._bin_mapper
+    again = _BinMapper(
+        n_bins=fitted.n_bins,
+        subsample=fitted.subsample,
+        is_categorical=fitted.is_categorical,
+        known_categories=fitted.known_categories,
+        random_state=fitted.random_state,
+        n_threads=1,
+    ).fit(np.asarray(X, dtype=np.float64))
+    return len(again.bin_thresholds_) == len(fitted.bin_thresholds_) and all(
+        np.array_equal(a, b)
+        for a, b in zip(again.bin_thresholds_, fitted.bin_thresholds_, strict=True)
+    )
+
+
+def _trained_on(model, X, y):
+    """Why ``model`` looks trained on the rows ``X`` (labels ``y``), or None (see Notes of
+    :class:`PrefitVoters`). Checks that cannot run (a private attribute moved, a transform
+    that fails) find nothing: they can miss, never raise."""
+    from sklearn.metrics import log_loss
+    from sklearn.pipeline import Pipeline
+
+    model = _unfreeze(model)
+    try:
+        if isinstance(model, Pipeline):  # the last step, on the rows as the pipeline feeds it
+            return _trained_on(model[-1], model[:-1].transform(X), y)
+        if sparse.issparse(X):
+            return None
+        for name in _STORED_ROWS:
+            stored = getattr(model, name, None)
+            if stored is not None and not sparse.issparse(stored) and np.ndim(stored) == 2:
+                share = _found_rows(stored, X)
+                if share >= _FOUND_ROWS:
+                    return (
+                        f"{100 * share:.0f} % of the training rows {type(model).__name__} keeps "
+                        f"({name}) are rows given to fit"
+                    )
+        if isinstance(model, HistGradientBoostingClassifier) and _same_bins(model, X):
+            return (
+                "the HistGradientBoostingClassifier's bin thresholds are exactly those of the "
+                "rows given to fit"
+            )
+        t, n_iter, loss = (getattr(model, a, None) for a in ("t_", "n_iter_", "loss_"))
+        if y is not None and t and n_iter and loss and hasattr(model, "predict_proba"):
+            if t == n_iter * X.shape[0]:  # the rows a stochastic-gradient MLP recorded
+                data_loss = log_loss(y, model.predict_proba(X), labels=model.classes_)
+                if data_loss <= _LOSS_RATIO * loss:
+                    return (
+                        f"the {type(model).__name__} recorded {X.shape[0]} training rows, as "
+                        f"many as given to fit, and its loss on them ({data_loss:.4g}) is its "
+                        f"final training loss ({loss:.4g})"
+                    )
+    except (AttributeError, TypeError, ValueError, ImportError):
+        return None
+    return None
+
+
 class PrefitVoters(MemberVoters):
     """Classifiers fitted beforehand on other data, used as fixed voters.
 
@@ -269,8 +349,9 @@ class PrefitVoters(MemberVoters):
        not a certificate, often far too optimistic. Fit them on a separate split, or let
        the library grow the voters itself (:class:`SplitForest`, or ``OutOfBagVoters``
        for a forest grown on every row). A cheap check warns with
-       :class:`SampleReuseWarning` when scikit-learn trees among the voters were visibly
-       grown on these very rows (see Notes); it cannot detect every case.
+       :class:`SampleReuseWarning` when the models (trees, SVCs, nearest neighbours,
+       hist-gradient boosting, MLPs) were visibly trained on these very rows (see Notes);
+       it cannot detect every case.
 
     Parameters
     ----------
@@ -278,15 +359,20 @@ class PrefitVoters(MemberVoters):
         Either a list (or tuple) of fitted classifiers (each may be wrapped in
         :class:`sklearn.frozen.FrozenEstimator`) that share the same ``classes_``;
         each one is a voter, whatever it is (a boosted model in a list is one voter
-        that predicts like the model). Or a single fitted ensemble (possibly frozen)
-        whose members are the voters: :class:`RandomForestClassifier` /
+        that predicts like the model). Or a single fitted classifier (possibly
+        frozen): any scikit-learn classifier (a pipeline, an SVC without
+        ``predict_proba``, an MLP, gradient boosting, ...) is accepted;
+        :class:`~skpacbayes.HoldOutBoundClassifier` deploys and certifies its own
+        ``predict`` (:meth:`deployed_voters`). For the PAC-Bayes estimators, which
+        weigh voters, a single fitted ensemble's members are the voters:
+        :class:`RandomForestClassifier` /
         :class:`ExtraTreesClassifier` (their trees), :class:`BaggingClassifier`
         (members with their feature subsets), :class:`VotingClassifier` and
         :class:`StackingClassifier` (their fitted base estimators) or
         :class:`AdaBoostClassifier` (its members). Gradient boosting
         (:class:`GradientBoostingClassifier`, :class:`HistGradientBoostingClassifier`,
-        XGBoost, LightGBM, CatBoost) is refused as an ensemble with a ``ValueError``
-        (see Notes). A single fitted classifier that is not an ensemble is one voter.
+        XGBoost, LightGBM, CatBoost) is never taken apart (see Notes): it is one voter,
+        as is a single fitted classifier that is not an ensemble.
     n_jobs : int, default=None
         Number of threads used to compute the votes (``None``: 1 unless in a
         :func:`joblib.parallel_config` context).
@@ -320,9 +406,9 @@ class PrefitVoters(MemberVoters):
 
     Notes
     -----
-    **Which estimator certifies a given model tightest.** To certify the plain vote of
-    a fitted ensemble, ``HoldOutBoundClassifier(voters=PrefitVoters(model))`` (a
-    test-set bound on exactly the model's vote, measured on rows the model never saw)
+    **Which estimator certifies a given model tightest.** To certify a fitted model,
+    ``HoldOutBoundClassifier(voters=PrefitVoters(model))`` (a test-set bound on exactly
+    the model's own ``predict``, measured on rows the model never saw)
     is usually far tighter than a PAC-Bayes estimator on the same voters: the
     PAC-Bayes bounds pay for the disagreement of the members (second order) or a factor
     2 (first order), and reweight them.
@@ -330,11 +416,12 @@ class PrefitVoters(MemberVoters):
     **Gradient boosting is not a majority vote.** Its members are regression trees
     fitted one after another to the residuals of the previous ones; their sum, not a
     vote, makes the prediction, and a vote over them would certify a different (and
-    much weaker) classifier than the model. So the ensemble form is refused; pass the
-    boosted model in a list, ``PrefitVoters([model])``, to certify exactly its
-    predictions as ONE voter (with :class:`~skpacbayes.HoldOutBoundClassifier`).
+    much weaker) classifier than the model. So a boosted model is ONE voter, alone or in a
+    list: its own predictions.
 
-    **The same-rows check.** ``fit`` warns with :class:`SampleReuseWarning` when (1) a
+    **The same-rows checks.** ``fit`` warns with :class:`SampleReuseWarning` when the
+    models visibly were trained on the rows given to it. *Trees* (forests, bagging,
+    extra trees, decision trees, in a list or an ensemble): when (1) a
     training size recorded by the model (a forest's or bagging's number of rows, a
     tree's root counts) equals the number of rows given to ``fit``, and (2) every leaf
     of every scikit-learn tree among the voters holds exactly as many of these rows as
@@ -342,10 +429,30 @@ class PrefitVoters(MemberVoters):
     in the order given; for bagging, its ``estimators_samples_``), and (3) the trees
     have at least 20 leaves beyond one per tree, so that a coincidence is implausible.
     Condition (2) is certain for trees grown on these rows and improbable otherwise.
-    The check costs one pass of the trees over ``X`` and only runs when (1) holds. It
-    does not look at voters that are not trees, at a few shallow trees, at bootstrap
-    forests given the rows in another order, or at voters trained on a part of the
-    rows: no warning does not prove independence.
+    The check costs one pass of the trees over ``X`` and only runs when (1) holds.
+    *Models that keep training rows* (the support vectors of an SVC or NuSVC, the rows of
+    a nearest-neighbours classifier, of a Gaussian process or of label propagation /
+    spreading): when at least half of the rows they keep are, exactly, rows of ``X``
+    (a model trained on a part of ``X`` is caught too, one trained on a much larger set
+    is not).
+    *Hist-gradient boosting*: when its bin thresholds are exactly those computed from
+    ``X`` (same rows, in any order). *Stochastic-gradient MLPs* (``solver="adam"`` or
+    ``"sgd"``): when the number of training rows they recorded (``t_ / n_iter_``) equals
+    the number of rows of ``X`` and their log-loss on ``X`` is at most their final
+    training loss (``loss_``, which adds the L2 penalty to the last epoch's mean loss).
+    In a :class:`~sklearn.pipeline.Pipeline` the last step is checked on the rows as the
+    pipeline feeds it.
+
+    **What is not detected.** Models that keep no trace of their training rows: linear
+    models, :class:`GradientBoostingClassifier`, an MLP trained by L-BFGS, naive Bayes,
+    models of other libraries; a few shallow trees; bootstrap forests given the rows in
+    another order; trees, hist-gradient boosting or an MLP trained on a *part* of the rows
+    (or on more rows); hist-gradient boosting with early stopping (its bins come from its
+    own training split); sparse ``X`` for the row and bin checks; and, on a dask array,
+    everything but the forests' recorded size (the checks need the rows in memory). No
+    warning does not prove independence: keeping the certification rows apart is the user's
+    part of the contract. The MLP check is a heuristic: an MLP that does not overfit,
+    certified on independent rows of exactly the size it was trained on, may warn wrongly.
 
     ``fit`` does not refit anything: it checks that the voters are fitted, share
     their classes and expect ``n_features_in_`` features, and that ``y`` only
@@ -385,19 +492,40 @@ class PrefitVoters(MemberVoters):
         # The wrapped classifiers are fixed, fitted functions: cloning must keep them.
         return type(self)(**self.get_params(deep=False))
 
-    def _encode_y(self, y):
+    def _expand(self):
+        """The voters, their members, the sorted classes and the expected feature counts."""
         if isinstance(self.estimators, (list, tuple)):
             voters, members, classes = _expand_list(self.estimators)
-            expected = [getattr(v, "n_features_in_", None) for v in voters]
+            return voters, members, classes, [getattr(v, "n_features_in_", None) for v in voters]
+        _check_fitted(self.estimators, "estimators")
+        inner = _unfreeze(self.estimators)
+        if hasattr(inner, "estimators_") and not _is_boosting(inner):
+            voters, members, classes = _expand_ensemble(inner)
         else:
-            _check_fitted(self.estimators, "estimators")
-            inner = _unfreeze(self.estimators)
-            _check_not_boosting(inner)
-            if hasattr(inner, "estimators_"):
-                voters, members, classes = _expand_ensemble(inner)
-            else:
-                voters, members, classes = _expand_list([self.estimators])
-            expected = [getattr(inner, "n_features_in_", None)]
+            voters, members, classes = _expand_list([self.estimators])
+        return voters, members, classes, [getattr(inner, "n_features_in_", None)]
+
+    def known_classes(self):
+        """The sorted labels the prefit classifiers know, without fitting the bank.
+
+        Returns
+        -------
+        classes : ndarray
+            What ``classes_`` will be after ``fit``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from skpacbayes.voters import PrefitVoters
+        >>> X, y = load_iris(return_X_y=True)
+        >>> PrefitVoters(LogisticRegression(max_iter=500).fit(X, y)).known_classes()
+        array([0, 1, 2])
+        """
+        return self._expand()[2]
+
+    def _encode_y(self, y):
+        voters, members, classes, expected = self._expand()
         if classes.size < 2:
             raise ValueError(
                 f"The prefit voters know only one class ({classes.tolist()!r}); at least 2 "
@@ -443,9 +571,67 @@ class PrefitVoters(MemberVoters):
                 SampleReuseWarning,
                 stacklevel=4,
             )
+        else:
+            labels = None if y_encoded is None else self.classes_[y_encoded]
+            unique = {id(m): m for m in models}.values()
+            reasons = [r for m in unique if (r := _trained_on(m, X, labels)) is not None]
+            if reasons:
+                warnings.warn(
+                    f"PrefitVoters: the prefit model looks trained on the rows given to fit "
+                    f"({'; '.join(reasons)}). A bound computed on them is NOT a certificate: "
+                    "fit the model on other data (e.g. a separate split).",
+                    SampleReuseWarning,
+                    stacklevel=4,
+                )
         self.estimators_ = voters
         self._members = members
         self.n_voters_ = len(members)
         self.voter_groups_ = np.full(self.n_voters_, -1, dtype=np.int8)
         self.sample_groups_ = np.zeros(X.shape[0], dtype=np.int8)
         self.n_groups_ = 1
+
+    def deployed_voters(self):
+        """The voters whose plain vote is the deployed classifier: the model itself, if one.
+
+        Given ONE fitted model (an ensemble or not), the classifier a user deploys is the
+        model's own ``predict`` (a forest's averaged probabilities, a boosted model's sum, a
+        pipeline's last step), not the vote of its members: this returns a fitted bank of one
+        voter, that ``predict`` (mapped to ``classes_``). Given a list of models, their plain
+        vote is deployed and this returns the bank itself. What
+        :class:`~skpacbayes.HoldOutBoundClassifier` certifies and predicts with.
+
+        Returns
+        -------
+        bank : PrefitVoters
+            Fitted, with the same ``classes_``, features and evaluation rule as ``self``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from sklearn.ensemble import RandomForestClassifier
+        >>> from skpacbayes.voters import PrefitVoters
+        >>> X, y = load_iris(return_X_y=True)
+        >>> rf = RandomForestClassifier(n_estimators=5, random_state=0).fit(X[::2], y[::2])
+        >>> bank = PrefitVoters(rf).fit(X[1::2], y[1::2])
+        >>> bank.n_voters_, bank.deployed_voters().n_voters_
+        (5, 1)
+        >>> model = bank.deployed_voters()
+        >>> bool((model.classes_[model.votes(X)[:, 0]] == rf.predict(X)).all())
+        True
+        """
+        check_is_fitted(self)
+        if isinstance(self.estimators, (list, tuple)):
+            return self
+        voters, members, classes = _expand_list([self.estimators])
+        bank = type(self)([self.estimators], n_jobs=self.n_jobs)
+        for name in ("n_features_in_", "feature_names_in_", "n_classes_"):
+            if hasattr(self, name):
+                setattr(bank, name, getattr(self, name))
+        bank.classes_ = classes
+        bank.estimators_ = voters
+        bank._members = members
+        bank.n_voters_ = 1
+        bank.voter_groups_ = np.full(1, -1, dtype=np.int8)
+        bank.sample_groups_ = self.sample_groups_
+        bank.n_groups_ = 1
+        return bank
