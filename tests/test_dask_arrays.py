@@ -257,7 +257,7 @@ def test_hold_out_sample_protocol(threads):
     """A forest grown on train_size rows held in memory, certified on all the others."""
     X, y = _data(30_000, seed=9)
     est = HoldOutBoundClassifier(
-        RandomForestClassifier(n_estimators=5, max_depth=5), train_size=2000, random_state=0
+        voters=RandomForestClassifier(n_estimators=5, max_depth=5), train_size=2000, random_state=0
     )
     ref = est.fit(X, y)
     ref_cert, held = ref.certificate_, ref.validation_indices_
@@ -278,7 +278,9 @@ def test_hold_out_refusals(forest):
     with pytest.raises(ValueError, match="train_size=<number of rows>"):
         HoldOutBoundClassifier().fit(Xd, yd)  # the default fractions
     with pytest.raises(ValueError, match="grown on the training rows"):
-        HoldOutBoundClassifier(SplitForest(n_estimators=4), validation_fraction=None).fit(Xd, yd)
+        HoldOutBoundClassifier(voters=SplitForest(n_estimators=4), validation_fraction=None).fit(
+            Xd, yd
+        )
     with pytest.raises(ValueError, match="set one of them"):
         HoldOutBoundClassifier(train_size=100, validation_fraction=0.3).fit(X, y)
     with pytest.raises(ValueError, match="at least one of the"):

@@ -117,7 +117,7 @@ def _estimator(method, family, voters, seed, settings):
             random_state=seed,
         )
     if method == "Certified":
-        return CertifiedVoteClassifier(forest, delta=settings["delta"], random_state=seed)
+        return CertifiedVoteClassifier(voters=forest, delta=settings["delta"], random_state=seed)
     return METHODS[method](
         voters=voters,
         posterior="categorical" if method in OUT_OF_BAG else family,

@@ -22,10 +22,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import FitFailedWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOptions
 from sklearn.utils.parallel import delayed
 
 from skpacbayes.classifiers._base import validate_training_data
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS
 from skpacbayes.classifiers._first_order import FirstOrderBoundClassifier
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._hold_out import (
@@ -38,9 +39,11 @@ from skpacbayes.classifiers._hold_out import (
 from skpacbayes.classifiers._second_order import SecondOrderBoundClassifier
 from skpacbayes.engine.certificate import shares_within
 from skpacbayes.engine.parallel import as_completed
+from skpacbayes.engine.spec import progress
 from skpacbayes.engine.statistics import EmptySampleError
 from skpacbayes.engine.vote import _strict_argmax_is, weighted_vote_scores
 from skpacbayes.model_selection import SelectedCandidateMixin
+from skpacbayes.voters._base import DocLinkMixin
 
 __all__ = ["CertifiedVoteClassifier"]
 
@@ -150,6 +153,7 @@ class _FoldHoldOut(HoldOutBoundClassifier):
 
     def __init__(
         self,
+        *,
         voters=None,
         validation_fraction="auto",
         delta=0.05,
@@ -172,6 +176,11 @@ class _FoldHoldOut(HoldOutBoundClassifier):
 
     def _rows(self, n_samples, fraction, seed):
         return validation_rows(n_samples, fraction, seed, fold=self.fold)
+
+
+def _is_deprecated(value):
+    """Whether ``value`` is the sentinel default of a renamed parameter."""
+    return isinstance(value, str) and value == "deprecated"
 
 
 def _weight(info):
@@ -236,17 +245,17 @@ def describe(candidate):
     return f"{kind} {candidate['validation_fraction']} fold {candidate['fold']}"
 
 
-class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstimator):
+class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMixin, BaseEstimator):
     """A vote of trees grown on most of the rows, with a certificate that holds.
 
     Every candidate is a certified classifier fitted once, at its share of
     ``delta`` (see Notes): for each validation fraction ``f`` and each of
     ``n_folds`` disjoint held-out sets of ``ceil(f m)`` rows (drawn from the seed
-    and the sample size alone), the plain vote of ``estimator`` grown on the other
+    and the sample size alone), the plain vote of ``voters`` grown on the other
     rows, certified on the held-out ones by the test-set bound
     (:class:`~skpacbayes.HoldOutBoundClassifier`); with ``stump_candidate``, a
     decision stump grown on each half, certified on the other half; with
-    ``out_of_bag``, the weighted vote of ``estimator`` bagged on every row
+    ``out_of_bag``, the weighted vote of ``voters`` bagged on every row
     (:class:`~skpacbayes.voters.OutOfBagVoters`), certified by the out-of-bag
     first-order and tandem bounds (:class:`~skpacbayes.FirstOrderBoundClassifier`,
     :class:`~skpacbayes.SecondOrderBoundClassifier`, Categorical posterior). One
@@ -260,9 +269,10 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
 
     Parameters
     ----------
-    estimator : scikit-learn classifier or None, default=None
+    voters : scikit-learn classifier or None, default=None
         The ensemble each candidate grows (unfitted; cloned per candidate). Its
-        members vote (the trees of a forest). ``None``:
+        members vote (the trees of a forest), as with ``voters`` of
+        :class:`~skpacbayes.HoldOutBoundClassifier`. ``None``:
         ``RandomForestClassifier(n_estimators=200)`` for the hold-out candidates and
         ``OutOfBagVoters(n_estimators=200)`` for the out-of-bag ones (the same trees,
         each grown on half the rows without replacement).
@@ -300,8 +310,8 @@ default="tightest_bound"
         the user would then deploy that split instead; elsewhere the stumps are far
         weaker and never deployed, and each costs the others a small share of
         ``delta`` (see Notes). ``"auto"``: only with the default forest
-        (``estimator=None``); an ensemble the user brings is the one certified.
-    delta : float in (0, 1], default=0.05
+        (``voters=None``); an ensemble the user brings is the one certified.
+    delta : float in (0, 1), default=0.05
         Total confidence budget, split over the candidates (see Notes).
     random_state : int, RandomState instance or None, default=None
         Seeds the held-out rows and the ensembles. An int is handed to every
@@ -314,6 +324,13 @@ default="tightest_bound"
         When > 0, print a line when the fit starts, one line per candidate as
         soon as it is certified (its bound, estimated error and seconds), and the
         deployed candidate at the end.
+    estimator : scikit-learn classifier or None, default="deprecated"
+        The former name of ``voters``.
+
+        .. deprecated:: 0.2.0
+            ``estimator`` was renamed ``voters`` (the name every estimator of this package
+            gives what votes) in 0.2.0 and will be removed in 0.3.0. Using it raises a
+            ``FutureWarning`` and is honoured.
 
     Attributes
     ----------
@@ -395,7 +412,7 @@ default="tightest_bound"
     >>> from sklearn.ensemble import RandomForestClassifier
     >>> from skpacbayes import CertifiedVoteClassifier
     >>> X, y = load_digits(return_X_y=True)
-    >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=20),
+    >>> clf = CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=20),
     ...                               validation_fraction=(0.2, 0.5), random_state=0).fit(X, y)
     >>> [(c["validation_fraction"], c["fold"]) for c in clf.candidates_]
     [(0.2, 0), (0.2, 1), (0.5, 0), (0.5, 1)]
@@ -404,21 +421,23 @@ default="tightest_bound"
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "estimator": [None, HasMethods(["fit", "predict"])],
+        "voters": [None, HasMethods(["fit", "predict"])],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), "array-like"],
         "n_folds": [Interval(Integral, 1, None, closed="left")],
         "selection": [StrOptions(set(SELECTIONS)), Interval(Real, 0, None, closed="left")],
         "out_of_bag": [StrOptions({"auto"}), "boolean"],
         "stump_candidate": [StrOptions({"auto"}), "boolean"],
-        "delta": [Interval(Real, 0, 1, closed="right")],
+        "delta": DELTA,
         "random_state": ["random_state"],
-        "n_jobs": [None, Integral],
+        "n_jobs": N_JOBS,
         "verbose": ["verbose"],
+        "estimator": [None, HasMethods(["fit", "predict"]), Hidden(StrOptions({"deprecated"}))],
     }
 
     def __init__(
         self,
-        estimator=None,
+        *,
+        voters=None,
         validation_fraction=CANDIDATE_FRACTIONS,
         n_folds=DEFAULT_FOLDS,
         selection="tightest_bound",
@@ -428,8 +447,9 @@ default="tightest_bound"
         random_state=None,
         n_jobs=None,
         verbose=0,
+        estimator="deprecated",
     ):
-        self.estimator = estimator
+        self.voters = voters
         self.validation_fraction = validation_fraction
         self.n_folds = n_folds
         self.selection = selection
@@ -439,6 +459,27 @@ default="tightest_bound"
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.estimator = estimator
+
+    def _forest(self):
+        """The ensemble to grow: ``voters``, or the deprecated ``estimator`` where it is set."""
+        return self.voters if _is_deprecated(self.estimator) else self.estimator
+
+    def _check_renamed(self):
+        """Refuse both spellings of the ensemble; warn on the deprecated one."""
+        if _is_deprecated(self.estimator):
+            return
+        if self.voters is not None:
+            raise ValueError(
+                "Both voters and estimator were set; estimator is the deprecated name of "
+                "voters: set voters only."
+            )
+        warnings.warn(
+            "CertifiedVoteClassifier: estimator was renamed voters in 0.2.0 and will be "
+            "removed in 0.3.0; use voters=... (the ensemble each candidate grows).",
+            FutureWarning,
+            stacklevel=3,
+        )
 
     def _use_out_of_bag(self):
         if self.out_of_bag == "auto":
@@ -447,7 +488,7 @@ default="tightest_bound"
 
     def _use_stumps(self):
         if self.stump_candidate == "auto":
-            return self.estimator is None
+            return self._forest() is None
         return bool(self.stump_candidate)
 
     def _tolerance(self):
@@ -455,10 +496,11 @@ default="tightest_bound"
 
     def _candidates(self, seed):
         """(description, unfitted certified estimator) per candidate, in a fixed order."""
-        if hasattr(self.estimator, "votes"):
+        forest = self._forest()
+        if hasattr(forest, "votes"):
             raise ValueError(
-                "estimator must be a scikit-learn classifier (e.g. RandomForestClassifier), "
-                f"not a voter bank; got {type(self.estimator).__name__}."
+                "voters must be a scikit-learn classifier (e.g. RandomForestClassifier), "
+                f"not a voter bank; got {type(forest).__name__}."
             )
         fractions = _fractions(self.validation_fraction)
         too_many = [f for f in fractions if self.n_folds * f > 1 + 1e-9]
@@ -467,9 +509,7 @@ default="tightest_bound"
                 f"n_folds={self.n_folds} disjoint held-out sets of validation_fraction "
                 f"{too_many[0]} do not fit in the rows (n_folds * fraction must be at most 1)."
             )
-        held_out = [
-            ("holdout", self.estimator, f, fold) for f in fractions for fold in range(self.n_folds)
-        ]
+        held_out = [("holdout", forest, f, fold) for f in fractions for fold in range(self.n_folds)]
         if self._use_stumps():  # one split grown on each half, certified on the other
             from sklearn.tree import DecisionTreeClassifier
 
@@ -509,17 +549,18 @@ default="tightest_bound"
 
         from skpacbayes.voters import OutOfBagVoters
 
-        if self.estimator is None:  # the bank's default trees, each on half the rows
+        forest = self._forest()
+        if forest is None:  # the bank's default trees, each on half the rows
             bank = OutOfBagVoters(
                 n_estimators=DEFAULT_N_ESTIMATORS, random_state=seed, n_jobs=self.n_jobs
             )
         else:
-            bank = OutOfBagVoters(estimator=self.estimator, random_state=seed, n_jobs=self.n_jobs)
+            bank = OutOfBagVoters(estimator=forest, random_state=seed, n_jobs=self.n_jobs)
         return FrozenEstimator(bank.fit(X, y))
 
     def _say(self, text):
         if self.verbose:
-            print(f"{type(self).__name__}: {text}", flush=True)
+            progress(type(self).__name__, text)
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, **fit_params):
@@ -546,12 +587,13 @@ default="tightest_bound"
         >>> from sklearn.ensemble import RandomForestClassifier
         >>> from skpacbayes import CertifiedVoteClassifier
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10),
+        >>> clf = CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=10),
         ...                               random_state=0).fit(X, y)
         >>> clf.bound_ == min(c["bound"] for c in clf.candidates_)
         True
         """
         reject_fit_params(self, fit_params)
+        self._check_renamed()
         X, y, _ = validate_training_data(self, X, y)
         rs = self.random_state
         if isinstance(rs, Integral) and not isinstance(rs, bool):
