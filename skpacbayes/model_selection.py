@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_delta
 from skpacbayes.classifiers._fit_params import reject_fit_params
+from skpacbayes.classifiers._out_of_core import refuse_dask_input
 from skpacbayes.engine.certificate import equal_share
 from skpacbayes.engine.parallel import as_completed
 from skpacbayes.engine.sharing import shared_votes
@@ -299,6 +300,7 @@ class BoundSelectionClassifier(
         reject_fit_params(self, fit_params)
         if len(self.estimators) == 0:
             raise ValueError("estimators must contain at least one candidate.")
+        refuse_dask_input(self, X, y, "fits every candidate on the rows held in memory")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
         share = equal_share(self.delta, len(self.estimators))
         jobs = (

@@ -36,6 +36,7 @@ from skpacbayes.classifiers._hold_out import (
     _fractions,
     validation_rows,
 )
+from skpacbayes.classifiers._out_of_core import refuse_dask_input
 from skpacbayes.classifiers._second_order import SecondOrderBoundClassifier
 from skpacbayes.engine.certificate import shares_within
 from skpacbayes.engine.parallel import as_completed
@@ -594,6 +595,7 @@ default="tightest_bound"
         """
         reject_fit_params(self, fit_params)
         self._check_renamed()
+        refuse_dask_input(self, X, y, "grows its forests on most of the rows")
         X, y, _ = validate_training_data(self, X, y)
         rs = self.random_state
         if isinstance(rs, Integral) and not isinstance(rs, bool):

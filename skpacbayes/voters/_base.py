@@ -226,6 +226,13 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
         >>> bank.classes_, bank.n_voters_
         (array(['a', 'b'], dtype='<U1'), 2)
         """
+        if "dask" in sys.modules and any(map(sys.modules["dask"].is_dask_collection, (X, y))):
+            raise ValueError(
+                f"{type(self).__name__}.fit holds its rows in memory and does not take a dask "
+                "array. On a dask array, fit a certified estimator on StumpBank(...) or "
+                "PrefitVoters(...): it builds them without a pass over the rows (see the "
+                "scaling-out page). Or pass X.compute() when the rows fit in memory."
+            )
         with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X (inf - inf)
             X, y = validate_data(
                 self, X, y, accept_sparse="csr", dtype=self._X_dtype, ensure_all_finite=True
