@@ -62,6 +62,37 @@ _OUT_OF_BAG = {
 #: fall-back that wins only where a forest is weaker than one split gets a small share, so
 #: that with the defaults its two stumps cost the forests ln(6.2 / 6) ~ 0.03 nat
 STUMP_WEIGHT = 0.1
+#: below this many rows the default forests hold one tree per row instead of
+#: ``DEFAULT_N_ESTIMATORS`` (:func:`default_n_estimators`)
+SMALL_SAMPLE = 100
+
+
+def default_n_estimators(n_rows):
+    """Trees of each default forest (``voters=None``) on ``n_rows`` rows.
+
+    ``DEFAULT_N_ESTIMATORS`` (200) from :data:`SMALL_SAMPLE` (100) rows on; on fewer rows,
+    one tree per row (at least 10). Trees grown on a few dozen rows have a handful of
+    leaves and the held-out sets certify a few rows, so more trees change little there; a
+    fit on tens of rows (e.g. the checks of ``sklearn.utils.estimator_checks``) takes a
+    fraction of the time. The number depends on the number of rows alone, not on their
+    values, so every certificate holds as before.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows handed to ``fit``.
+
+    Returns
+    -------
+    n_estimators : int
+
+    Examples
+    --------
+    >>> from skpacbayes.classifiers._certified_vote import default_n_estimators
+    >>> default_n_estimators(20), default_n_estimators(99), default_n_estimators(100)
+    (20, 99, 200)
+    """
+    return DEFAULT_N_ESTIMATORS if n_rows >= SMALL_SAMPLE else max(10, int(n_rows))
 
 
 def out_of_bag_error(estimator, X, y):
@@ -265,8 +296,9 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMi
 
     With the same ``random_state``, fold 0 of every fraction is exactly a candidate
     of ``HoldOutBoundClassifier(validation_fraction=fractions)`` (same rows, same
-    forest), so the default rule's bound is at most HoldOut's up to the price of
-    the larger union (:ref:`strategies`).
+    forest; below 100 rows, with the same ``voters`` given to both), so the default
+    rule's bound is at most HoldOut's up to the price of the larger union
+    (:ref:`strategies`).
 
     Parameters
     ----------
@@ -276,7 +308,8 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMi
         :class:`~skpacbayes.HoldOutBoundClassifier`. ``None``:
         ``RandomForestClassifier(n_estimators=200)`` for the hold-out candidates and
         ``OutOfBagVoters(n_estimators=200)`` for the out-of-bag ones (the same trees,
-        each grown on half the rows without replacement).
+        each grown on half the rows without replacement); on fewer than 100 rows, one
+        tree per row (at least 10) instead of 200 (see Notes).
     validation_fraction : float or sequence of float in (0, 1), default=(0.1, 0.2, 0.5)
         The held-out share of each hold-out candidate (fixed before the data),
         those of :class:`~skpacbayes.HoldOutBoundClassifier` by default. Small
@@ -399,6 +432,16 @@ default="tightest_bound"
     candidate is more often one grown on 80 or 90 % of the rows: the deployed
     vote tends to be stronger too (measured in :ref:`strategies`).
 
+    **Small samples.** With the default forests (``voters=None``) and fewer than 100
+    rows, each forest holds one tree per row (at least 10) instead of 200
+    (:func:`~skpacbayes.classifiers._certified_vote.default_n_estimators`): trees grown on
+    a few dozen rows have a handful of leaves, and held-out sets of a few rows certify
+    little either way, while a fit on tens of rows (scikit-learn's ``check_estimator``
+    runs about a hundred) takes a fraction of the time. The number depends on the number
+    of rows only, so the certificate holds as before; from 100 rows on nothing changes.
+    Pass ``voters=RandomForestClassifier(n_estimators=200)`` to keep 200 trees on any
+    sample.
+
     **Selection.** Each candidate has its bound ``B_c`` and an estimate ``E_c``
     of its error on rows its voters never saw. With tolerance ``t``
     (``selection``), the deployed candidate is the one with the smallest ``E_c``
@@ -495,9 +538,13 @@ default="tightest_bound"
     def _tolerance(self):
         return float(SELECTIONS.get(self.selection, self.selection))
 
-    def _candidates(self, seed):
+    def _candidates(self, seed, n_rows):
         """(description, unfitted certified estimator) per candidate, in a fixed order."""
         forest = self._forest()
+        if forest is None and n_rows < SMALL_SAMPLE:  # few rows: small default forests
+            from sklearn.ensemble import RandomForestClassifier
+
+            forest = RandomForestClassifier(n_estimators=default_n_estimators(n_rows))
         if hasattr(forest, "votes"):
             raise ValueError(
                 "voters must be a scikit-learn classifier (e.g. RandomForestClassifier), "
@@ -553,7 +600,9 @@ default="tightest_bound"
         forest = self._forest()
         if forest is None:  # the bank's default trees, each on half the rows
             bank = OutOfBagVoters(
-                n_estimators=DEFAULT_N_ESTIMATORS, random_state=seed, n_jobs=self.n_jobs
+                n_estimators=default_n_estimators(X.shape[0]),
+                random_state=seed,
+                n_jobs=self.n_jobs,
             )
         else:
             bank = OutOfBagVoters(estimator=forest, random_state=seed, n_jobs=self.n_jobs)
@@ -602,12 +651,15 @@ default="tightest_bound"
             seed = int(rs)  # as HoldOutBoundClassifier(random_state=rs) uses it
         else:
             seed = int(check_random_state(rs).randint(np.iinfo(np.int32).max))
-        candidates = self._candidates(seed)
+        candidates = self._candidates(seed, X.shape[0])
         weights = np.array([_weight(info) for info, _ in candidates])
         shares = weights / weights.sum()
         deltas = candidate_deltas(self.delta, shares)
         start = time.perf_counter()
-        self._say(f"{len(candidates)} candidates on {X.shape[0]} rows, each reported as it ends")
+        trees = "" if self._forest() is not None else f", {default_n_estimators(X.shape[0])} trees"
+        self._say(
+            f"{len(candidates)} candidates on {X.shape[0]} rows{trees}, each reported as it ends"
+        )
         if any(info["kind"] == "out_of_bag" for info, _ in candidates):
             bank = self._out_of_bag_voters(X, y, seed)  # grown once, shared by FO and SO
             self._say(f"out-of-bag forest grown ({time.perf_counter() - start:.1f} s)")
