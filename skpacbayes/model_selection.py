@@ -368,9 +368,17 @@ def bound_scorer(estimator, X=None, y=None):
     training fold, and taking the best of many is a data-dependent choice
     (the refit on the whole data is yet another sample). The refitted
     estimator's own ``bound_`` is a valid certificate for its own fit only if
-    the grid was chosen without the data. To select among K candidates on the
-    same data and keep a certificate, use :class:`BoundSelectionClassifier`,
-    which splits ``delta`` over the candidates.
+    the grid was chosen without the data (or varies only what the PAC-Bayes
+    statement covers for all posteriors at once: ``learning_rate``, ``max_epochs``,
+    ``tighten``, ...). To select among K candidates on the same data and keep a
+    certificate, use :class:`BoundSelectionClassifier`, which splits ``delta`` over
+    the candidates (``[clone(est).set_params(**p) for p in ParameterGrid(grid)]``
+    turns a grid into its candidates), or report
+    ``best_estimator_.recompute_bound(delta / K)``.
+
+    No warning is raised at run time: a search clones the estimator and calls
+    ``fit`` as a user does, and under ``n_jobs`` the scorer runs in worker
+    processes, so no check could tell every search from a plain fit.
 
     Examples
     --------

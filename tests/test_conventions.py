@@ -162,15 +162,16 @@ def test_html_repr_has_no_link_where_no_docs_are_built(monkeypatch, tmp_path):
 
 
 def test_certified_vote_sizes_its_default_forests_to_tiny_samples():
-    """Below 100 rows the default forests hold one tree per row; from 100 rows on, 200."""
+    """Below 128 rows the default forests hold one tree per four rows; from 128 on, 200."""
     from skpacbayes.classifiers._certified_vote import SMALL_SAMPLE
 
-    for m in (40, SMALL_SAMPLE):
+    for m in (60, SMALL_SAMPLE):
         X, y = _data(m)
         one = dict(validation_fraction=(0.5,), n_folds=1, stump_candidate=False)
         est = CertifiedVoteClassifier(random_state=0, **one).fit(X, y)
-        assert est.best_estimator_.voters_.n_voters_ == (m if m < SMALL_SAMPLE else 200)
-        # the candidate of the same forest: HoldOut's default from 100 rows on
-        forest = RandomForestClassifier(n_estimators=m) if m < SMALL_SAMPLE else None
+        trees = m // 4 if m < SMALL_SAMPLE else 200
+        assert est.best_estimator_.voters_.n_voters_ == trees
+        # the candidate of the same forest: HoldOut's default from 128 rows on
+        forest = RandomForestClassifier(n_estimators=trees) if m < SMALL_SAMPLE else None
         reference = HoldOutBoundClassifier(voters=forest, validation_fraction=0.5, random_state=0)
         assert est.bound_ == reference.fit(X, y).bound_

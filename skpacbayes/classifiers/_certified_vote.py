@@ -62,20 +62,22 @@ _OUT_OF_BAG = {
 #: fall-back that wins only where a forest is weaker than one split gets a small share, so
 #: that with the defaults its two stumps cost the forests ln(6.2 / 6) ~ 0.03 nat
 STUMP_WEIGHT = 0.1
-#: below this many rows the default forests hold one tree per row instead of
-#: ``DEFAULT_N_ESTIMATORS`` (:func:`default_n_estimators`)
-SMALL_SAMPLE = 100
+#: below this many rows the default forests hold one tree per four rows instead of
+#: ``DEFAULT_N_ESTIMATORS`` (:func:`default_n_estimators`); the smallest training set of the
+#: reference figures has 142 rows (wine)
+SMALL_SAMPLE = 128
 
 
 def default_n_estimators(n_rows):
     """Trees of each default forest (``voters=None``) on ``n_rows`` rows.
 
-    ``DEFAULT_N_ESTIMATORS`` (200) from :data:`SMALL_SAMPLE` (100) rows on; on fewer rows,
-    one tree per row (at least 10). Trees grown on a few dozen rows have a handful of
-    leaves and the held-out sets certify a few rows, so more trees change little there; a
-    fit on tens of rows (e.g. the checks of ``sklearn.utils.estimator_checks``) takes a
-    fraction of the time. The number depends on the number of rows alone, not on their
-    values, so every certificate holds as before.
+    ``DEFAULT_N_ESTIMATORS`` (200) from :data:`SMALL_SAMPLE` (128) rows on; on fewer rows,
+    one tree per four rows (at least 10). Trees grown on a few dozen rows have a handful
+    of leaves and held-out sets of a few rows certify little (no bound on 13 rows is below
+    0.2), so more trees change little there; a fit on tens of rows (e.g. the checks of
+    ``sklearn.utils.estimator_checks``) takes a fraction of the time. The number depends
+    on the number of rows alone, not on their values, so every certificate holds as
+    before.
 
     Parameters
     ----------
@@ -89,10 +91,10 @@ def default_n_estimators(n_rows):
     Examples
     --------
     >>> from skpacbayes.classifiers._certified_vote import default_n_estimators
-    >>> default_n_estimators(20), default_n_estimators(99), default_n_estimators(100)
-    (20, 99, 200)
+    >>> default_n_estimators(20), default_n_estimators(127), default_n_estimators(128)
+    (10, 31, 200)
     """
-    return DEFAULT_N_ESTIMATORS if n_rows >= SMALL_SAMPLE else max(10, int(n_rows))
+    return DEFAULT_N_ESTIMATORS if n_rows >= SMALL_SAMPLE else max(10, int(n_rows) // 4)
 
 
 def out_of_bag_error(estimator, X, y):
@@ -296,7 +298,7 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMi
 
     With the same ``random_state``, fold 0 of every fraction is exactly a candidate
     of ``HoldOutBoundClassifier(validation_fraction=fractions)`` (same rows, same
-    forest; below 100 rows, with the same ``voters`` given to both), so the default
+    forest; below 128 rows, with the same ``voters`` given to both), so the default
     rule's bound is at most HoldOut's up to the price of the larger union
     (:ref:`strategies`).
 
@@ -308,8 +310,8 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMi
         :class:`~skpacbayes.HoldOutBoundClassifier`. ``None``:
         ``RandomForestClassifier(n_estimators=200)`` for the hold-out candidates and
         ``OutOfBagVoters(n_estimators=200)`` for the out-of-bag ones (the same trees,
-        each grown on half the rows without replacement); on fewer than 100 rows, one
-        tree per row (at least 10) instead of 200 (see Notes).
+        each grown on half the rows without replacement); on fewer than 128 rows, one
+        tree per four rows (at least 10) instead of 200 (see Notes).
     validation_fraction : float or sequence of float in (0, 1), default=(0.1, 0.2, 0.5)
         The held-out share of each hold-out candidate (fixed before the data),
         those of :class:`~skpacbayes.HoldOutBoundClassifier` by default. Small
@@ -432,13 +434,14 @@ default="tightest_bound"
     candidate is more often one grown on 80 or 90 % of the rows: the deployed
     vote tends to be stronger too (measured in :ref:`strategies`).
 
-    **Small samples.** With the default forests (``voters=None``) and fewer than 100
-    rows, each forest holds one tree per row (at least 10) instead of 200
+    **Small samples.** With the default forests (``voters=None``) and fewer than 128
+    rows, each forest holds one tree per four rows (at least 10) instead of 200
     (:func:`~skpacbayes.classifiers._certified_vote.default_n_estimators`): trees grown on
     a few dozen rows have a handful of leaves, and held-out sets of a few rows certify
     little either way, while a fit on tens of rows (scikit-learn's ``check_estimator``
     runs about a hundred) takes a fraction of the time. The number depends on the number
-    of rows only, so the certificate holds as before; from 100 rows on nothing changes.
+    of rows only, so the certificate holds as before; from 128 rows on nothing changes
+    (the reference figures start at 142 training rows).
     Pass ``voters=RandomForestClassifier(n_estimators=200)`` to keep 200 trees on any
     sample.
 
