@@ -122,7 +122,7 @@ def test_voters_and_estimator_of_the_wrong_kind_raise():
     X, y = data(m=40)
     with pytest.raises(ValueError, match="voters"):
         _make("HoldOut", voters=RandomForestClassifier(n_estimators=4)).fit(X, y)
-    with pytest.raises(ValueError, match="voters must be a scikit-learn classifier"):
+    with pytest.raises(ValueError, match="'voters' parameter of CertifiedVoteClassifier"):
         _make("CertifiedVote", voters=SplitForest(n_estimators=4)).fit(X, y)
 
 

@@ -462,7 +462,12 @@ def test_out_of_bag_candidates_join_where_they_can_win(digits):
     assert [c["bound"] for c in oob] == [c["bound"] for c in clf.candidates_[1:]]
 
 
-def test_a_candidate_without_a_bound_drops_out_instead_of_sinking_the_fit():
+def test_a_candidate_without_a_bound_drops_out_instead_of_sinking_the_fit(monkeypatch):
+    import skpacbayes.classifiers._certified_vote as certified_vote
+
+    # 200 trees on 12 rows (the default forests of 128 rows and more): some pair of trees
+    # shares no out-of-bag row
+    monkeypatch.setattr(certified_vote, "default_n_estimators", lambda n_rows: 200)
     X = np.random.default_rng(0).normal(size=(12, 3))
     y = np.arange(12) % 2
     with pytest.warns(FitFailedWarning, match=r"Candidate 9 \(out-of-bag SO\) dropped out"):
