@@ -175,3 +175,18 @@ def test_certified_vote_sizes_its_default_forests_to_tiny_samples():
         forest = RandomForestClassifier(n_estimators=trees) if m < SMALL_SAMPLE else None
         reference = HoldOutBoundClassifier(voters=forest, validation_fraction=0.5, random_state=0)
         assert est.bound_ == reference.fit(X, y).bound_
+
+
+def test_the_untrained_start_is_asked_for_by_name():
+    """``max_epochs=0`` is refused; ``solver="none"`` deploys the start, whatever the budget."""
+    X, y = _data(300)
+    params = dict(posterior="gaussian", voters=SplitForest(n_estimators=10), random_state=0)
+    with pytest.raises(InvalidParameterError, match="'max_epochs' parameter"):
+        FirstOrderBoundClassifier(max_epochs=0, **params).fit(X, y)
+    fits = [
+        FirstOrderBoundClassifier(solver="none", max_epochs=e, **params).fit(X, y) for e in (1, 50)
+    ]
+    assert [f.solver_ for f in fits] == ["none", "none"] and fits[0].n_iter_ == 0
+    assert fits[0].bound_ == fits[1].bound_
+    trained = FirstOrderBoundClassifier(max_epochs=50, **params).fit(X, y)
+    assert trained.bound_ < fits[0].bound_

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import torch
-from _untrained import untrained
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_iris, make_classification
 
@@ -124,8 +123,8 @@ def test_selection_candidates_on_frozen_voters_share_one_vote_matrix(path):
         ]
     else:
         candidates = [
-            untrained(FirstOrderBoundClassifier)(
-                voters=frozen, posterior="gaussian", prior=t, random_state=0
+            FirstOrderBoundClassifier(
+                solver="none", voters=frozen, posterior="gaussian", prior=t, random_state=0
             )
             for t in (0.5, 1.0, 2.0)
         ]
@@ -157,8 +156,8 @@ def test_fits_and_predictions_in_a_block_share_one_vote_matrix_per_rows():
     def estimators():
         return [
             FirstOrderBoundClassifier(voters=frozen, random_state=0),
-            untrained(FirstOrderBoundClassifier)(
-                voters=frozen, posterior="gaussian", random_state=0
+            FirstOrderBoundClassifier(
+                solver="none", voters=frozen, posterior="gaussian", random_state=0
             ),
             HoldOutBoundClassifier(voters=frozen, validation_fraction=None, random_state=0),
             BoundSelectionClassifier(
@@ -200,7 +199,9 @@ def test_fits_on_memory_mapped_rows_share_their_votes(tmp_path):
     frozen, calls = _counting_votes(bank)
     fits = [
         FirstOrderBoundClassifier(voters=frozen, random_state=0),
-        untrained(FirstOrderBoundClassifier)(voters=frozen, posterior="gaussian", random_state=0),
+        FirstOrderBoundClassifier(
+            solver="none", voters=frozen, posterior="gaussian", random_state=0
+        ),
         SecondOrderBoundClassifier(voters=frozen, random_state=0),
     ]
     with shared_votes():

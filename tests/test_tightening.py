@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from _untrained import untrained as untrained_class
 from sklearn.datasets import load_breast_cancer
 
 from skpacbayes import PartitionBoundClassifier
@@ -144,7 +143,7 @@ def untrained(data):
     import torch
 
     X, y = data
-    clf = untrained_class(PartitionBoundClassifier)(posterior="dirichlet", random_state=0)
+    clf = PartitionBoundClassifier(solver="none", posterior="dirichlet", random_state=0)
     clf.fit(X, y)
     return clf, _search_inputs(clf, X, y, torch.float32)[2]
 
@@ -169,7 +168,7 @@ def test_sorted_by_errors_gives_the_largest_weights_to_the_best_voters(data):
     from skpacbayes.objectives.partition import PartitionObjective
 
     X, y = data
-    clf = untrained_class(PartitionBoundClassifier)(posterior="dirichlet", random_state=0)
+    clf = PartitionBoundClassifier(solver="none", posterior="dirichlet", random_state=0)
     clf.fit(X, y)
     problem, groups, inputs = _search_inputs(clf, X, y, torch.float64)
     votes, y_idx = clf.voters_.votes(X), np.searchsorted(clf.classes_, y)
@@ -189,9 +188,9 @@ def test_untrained_dirichlet_keeps_its_weight_on_a_best_voter(data, seed):
     # the untrained start is the prior plus noise: nearly equal weights whose order is the
     # noise's; the clip scan of the rearranged weights finds a voter with the fewest errors
     X, y = data
-    common = dict(posterior="dirichlet", random_state=seed)
-    clf = untrained_class(PartitionBoundClassifier)(**common).fit(X, y)
-    untightened = untrained_class(PartitionBoundClassifier)(tighten=False, **common).fit(X, y)
+    common = dict(solver="none", posterior="dirichlet", random_state=seed)
+    clf = PartitionBoundClassifier(**common).fit(X, y)
+    untightened = PartitionBoundClassifier(tighten=False, **common).fit(X, y)
     ((voters, samples),) = clf.groups_
     votes = clf.voters_.votes(X)[np.ix_(samples, voters)]
     errors = (votes != np.searchsorted(clf.classes_, y[samples])[:, None]).sum(axis=0)

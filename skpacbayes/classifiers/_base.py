@@ -127,7 +127,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         :class:`~skpacbayes.model_selection.BoundSelectionClassifier`.
     delta : float in (0, 1), default=0.05
         The bound holds with probability at least ``1 - delta``.
-    solver : {"auto", "lbfgs", "adam"}, default="auto"
+    solver : {"auto", "lbfgs", "adam", "none"}, default="auto"
         How the bound is minimised (see the user guide, "Training").
 
         - ``"auto"``: where the bound reads the sample only through the error counts
@@ -148,11 +148,15 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
           ``ReduceLROnPlateau`` schedule, then a full-batch L-BFGS polish; on an
           out-of-bag bank, whose voters each have their own rows, the Adam steps are
           full batch on the counts.
+        - ``"none"``: no training: the starting point is deployed and certified, the
+          prior plus a ``0.01 N(0, I)`` noise from ``random_state`` (``max_epochs`` is not
+          read), for instance as a candidate of a selection over priors.
     max_epochs : int >= 1, default=100
         Budget of the iterative solvers: epochs of ``solver="adam"`` (an epoch is one
         shuffled pass over the sample but at least 10 Adam steps), L-BFGS iterations per
         start otherwise. The exact searches have a fixed resolution and do not read it.
-        ``0`` is refused (``InvalidParameterError`` at fit): every fit trains.
+        ``0`` is refused (``InvalidParameterError`` at fit): to deploy the untrained
+        start, ask for it by name with ``solver="none"``.
     batch_size : int, default=1024
         Mini-batch size of ``solver="adam"`` (the bound term always uses the full sample
         size). Only used by ``solver="adam"``.
@@ -203,7 +207,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         "posterior": [StrOptions(set(POSTERIORS))],
         "prior": [None, Real],
         "delta": DELTA,
-        "solver": [StrOptions({"auto", "lbfgs", "adam"})],
+        "solver": [StrOptions({"auto", "lbfgs", "adam", "none"})],
         "max_epochs": MAX_EPOCHS,
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
@@ -268,8 +272,9 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
             prior=self.prior,
             delta=float(self.delta),
             n_classes=int(n_classes),
-            solver=self.solver,
-            max_epochs=int(self.max_epochs),
+            # solver="none": the engine's budget of no epoch deploys the starting point
+            solver="auto" if self.solver == "none" else self.solver,
+            max_epochs=0 if self.solver == "none" else int(self.max_epochs),
             batch_size=int(self.batch_size),
             learning_rate=float(self.learning_rate),
             early_stopping_patience=int(self.early_stopping_patience),
@@ -425,7 +430,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         self.deployed_ = fitted.deployed
         self.history_ = fitted.history
         self.n_iter_ = fitted.n_iter
-        self.solver_ = fitted.solver
+        self.solver_ = "none" if self.solver == "none" else fitted.solver
         self.certificate_ = fitted.certificate
         self.bound_ = float(fitted.certificate.value)
         return self

@@ -49,7 +49,8 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         L-BFGS iterations of the winning start, Adam epochs, or, for the exact searches,
         the number of evaluation groups searched.
     solver_ : str
-        The optimiser that ran: ``"exact"``, ``"lbfgs"`` or ``"adam"``.
+        The optimiser that ran: ``"exact"``, ``"lbfgs"``, ``"adam"``, or ``"none"``
+        (``solver="none"``: the starting point, untrained).
 
     Notes
     -----

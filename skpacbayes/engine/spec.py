@@ -50,8 +50,8 @@ class FitSpec:
         How the bound is minimised.
     max_epochs, batch_size, learning_rate, early_stopping_patience
         The iterative solvers' budget and Adam's settings. ``max_epochs=0`` deploys the
-        untrained start (the prior plus a ``0.01 N(0, I)`` noise); the estimators refuse it,
-        the tests read it.
+        untrained start (the prior plus a ``0.01 N(0, I)`` noise): an estimator's
+        ``solver="none"``.
     device : str or torch.device
         Torch device of the training.
     verbose : int
