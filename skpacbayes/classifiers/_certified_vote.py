@@ -525,7 +525,7 @@ default="tightest_bound"
             "CertifiedVoteClassifier: estimator was renamed voters in 0.2.0 and will be "
             "removed in 0.3.0; use voters=... (the ensemble each candidate grows).",
             FutureWarning,
-            stacklevel=3,
+            stacklevel=4,  # the user's call: _check_renamed < fit < scikit-learn's wrapper
         )
 
     def _use_out_of_bag(self):
