@@ -50,10 +50,10 @@ def candidates():
         out[f"HO{round(100 * f)}"] = _FoldHoldOut(validation_fraction=f, fold=0)
     for f in (0.1, 0.2, 0.5):
         out[f"HO{round(100 * f)}b"] = _FoldHoldOut(validation_fraction=f, fold=1)
-    out["H100a"] = _FoldHoldOut(rf100, validation_fraction=0.5, fold=0)
-    out["H100b"] = _FoldHoldOut(rf100, validation_fraction=0.5, fold=1)
-    out["S50a"] = _FoldHoldOut(stump, validation_fraction=0.5, fold=0)
-    out["S50b"] = _FoldHoldOut(stump, validation_fraction=0.5, fold=1)
+    out["H100a"] = _FoldHoldOut(voters=rf100, validation_fraction=0.5, fold=0)
+    out["H100b"] = _FoldHoldOut(voters=rf100, validation_fraction=0.5, fold=1)
+    out["S50a"] = _FoldHoldOut(voters=stump, validation_fraction=0.5, fold=0)
+    out["S50b"] = _FoldHoldOut(voters=stump, validation_fraction=0.5, fold=1)
     return out
 
 

@@ -9,7 +9,7 @@ features; labels from a fixed noisy rule), so no process ever holds the whole ar
 * **HoldOut on a prefit forest** (``HoldOutBoundClassifier(voters=PrefitVoters(forest))``): a
   random forest grown beforehand on in-memory rows, certified on a 20-million-row dask
   hold-out; the bound against the forest's (plain vote's) error on fresh rows;
-* **HoldOut, sample protocol** (``HoldOutBoundClassifier(forest, train_size=...)``): the
+* **HoldOut, sample protocol** (``HoldOutBoundClassifier(voters=forest, train_size=...)``): the
   forest grown on a sample drawn from the dask array and held in memory, certified on every
   other row.
 
@@ -77,7 +77,7 @@ def _estimator(kind, args, X, y):
 
         Xf, yf = dask.compute(Xf, yf)
         return HoldOutBoundClassifier(voters=PrefitVoters(forest.fit(Xf, yf)))
-    return HoldOutBoundClassifier(forest, train_size=args.forest_rows, random_state=0)
+    return HoldOutBoundClassifier(voters=forest, train_size=args.forest_rows, random_state=0)
 
 
 def run_one(kind, n_rows, args):

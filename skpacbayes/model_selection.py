@@ -9,20 +9,22 @@ does exactly that.
 """
 
 import time
-from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils import get_tags
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.parallel import delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_delta
 from skpacbayes.classifiers._fit_params import reject_fit_params
+from skpacbayes.classifiers._out_of_core import refuse_dask_input
 from skpacbayes.engine.certificate import equal_share
 from skpacbayes.engine.parallel import as_completed
 from skpacbayes.engine.sharing import shared_votes
+from skpacbayes.engine.spec import progress
+from skpacbayes.voters._base import DocLinkMixin
 
 __all__ = ["BoundSelectionClassifier", "bound_scorer"]
 
@@ -82,7 +84,7 @@ class SelectedCandidateMixin:
 
         Parameters
         ----------
-        delta : float in (0, 1]
+        delta : float in (0, 1)
             Total confidence parameter, fixed independently of the data.
 
         Returns
@@ -101,8 +103,7 @@ class SelectedCandidateMixin:
         True
         """
         check_is_fitted(self)
-        if not 0 < delta <= 1:
-            raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
+        check_delta(delta, f"{type(self).__name__}.recompute_bound")
         return self.best_estimator_.recompute_bound(self._candidate_deltas(delta)[self.best_index_])
 
     def predict(self, X):
@@ -184,7 +185,9 @@ class SelectedCandidateMixin:
         return self.best_estimator_.predict_proba(X)
 
 
-class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstimator):
+class BoundSelectionClassifier(
+    SelectedCandidateMixin, ClassifierMixin, DocLinkMixin, BaseEstimator
+):
     """Fit several certified classifiers and keep the tightest, validly.
 
     Every candidate is cloned and fitted on the same sample with confidence
@@ -206,7 +209,7 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
     estimators : list of estimators
         Unfitted skpacbayes classifiers (e.g. one per posterior family or bound).
         Their own ``delta`` is overridden.
-    delta : float in (0, 1], default=0.05
+    delta : float in (0, 1), default=0.05
         Total confidence budget, split evenly over the candidates (``delta / K``,
         rounded down by one ulp where K of them would sum to more than ``delta``).
     n_jobs : int, default=None
@@ -254,12 +257,12 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
 
     _parameter_constraints: ClassVar[dict] = {
         "estimators": [list],
-        "delta": [Interval(Real, 0, 1, closed="right")],
-        "n_jobs": [None, Integral],
+        "delta": DELTA,
+        "n_jobs": N_JOBS,
         "verbose": ["verbose"],
     }
 
-    def __init__(self, estimators, delta=0.05, n_jobs=None, verbose=0):
+    def __init__(self, estimators, *, delta=0.05, n_jobs=None, verbose=0):
         self.estimators = estimators
         self.delta = delta
         self.n_jobs = n_jobs
@@ -297,6 +300,7 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
         reject_fit_params(self, fit_params)
         if len(self.estimators) == 0:
             raise ValueError("estimators must contain at least one candidate.")
+        refuse_dask_input(self, X, y, "fits every candidate on the rows held in memory")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
         share = equal_share(self.delta, len(self.estimators))
         jobs = (
@@ -308,10 +312,10 @@ class BoundSelectionClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEsti
             for done, (i, est, seconds) in enumerate(as_completed(jobs, self.n_jobs), start=1):
                 self.estimators_[i] = est
                 if self.verbose:
-                    print(
-                        f"{type(self).__name__}: {done}/{len(self.estimators)} candidate {i} "
+                    progress(
+                        type(self).__name__,
+                        f"{done}/{len(self.estimators)} candidate {i} "
                         f"({type(est).__name__}): bound {est.bound_:.4f} ({seconds:.1f} s)",
-                        flush=True,
                     )
         self.bounds_ = np.array([est.bound_ for est in self.estimators_])
         self.best_index_ = int(np.argmin(self.bounds_))
@@ -364,9 +368,17 @@ def bound_scorer(estimator, X=None, y=None):
     training fold, and taking the best of many is a data-dependent choice
     (the refit on the whole data is yet another sample). The refitted
     estimator's own ``bound_`` is a valid certificate for its own fit only if
-    the grid was chosen without the data. To select among K candidates on the
-    same data and keep a certificate, use :class:`BoundSelectionClassifier`,
-    which splits ``delta`` over the candidates.
+    the grid was chosen without the data (or varies only what the PAC-Bayes
+    statement covers for all posteriors at once: ``learning_rate``, ``max_epochs``,
+    ``tighten``, ...). To select among K candidates on the same data and keep a
+    certificate, use :class:`BoundSelectionClassifier`, which splits ``delta`` over
+    the candidates (``[clone(est).set_params(**p) for p in ParameterGrid(grid)]``
+    turns a grid into its candidates), or report
+    ``best_estimator_.recompute_bound(delta / K)``.
+
+    No warning is raised at run time: a search clones the estimator and calls
+    ``fit`` as a user does, and under ``n_jobs`` the scorer runs in worker
+    processes, so no check could tell every search from a plain fit.
 
     Examples
     --------

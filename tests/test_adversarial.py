@@ -261,11 +261,13 @@ def test_renamed_dataframe_columns_at_predict_raise(name):
 COMMON_BAD_PARAMS = [
     ("delta", 0),
     ("delta", 1.5),
+    ("delta", 1.0),  # a statement with probability at least 0 certifies nothing
     ("delta", -0.1),
     ("delta", float("nan")),
     ("delta", "0.05"),
     ("delta", None),
     ("max_epochs", -1),
+    ("max_epochs", 0),  # no training: refused, not a vacuous bound
     ("max_epochs", 1.5),
     ("batch_size", 0),
     ("learning_rate", 0),
@@ -280,6 +282,7 @@ COMMON_BAD_PARAMS = [
     ("device", None),
     ("voters", "stumps"),
     ("n_jobs", "two"),
+    ("n_jobs", 0),  # scikit-learn's error, not joblib's
     ("verbose", -1),
 ]
 

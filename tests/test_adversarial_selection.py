@@ -37,7 +37,7 @@ def _make(name, **kwargs):
     params = {"validation_fraction": (0.25, 0.5), "random_state": 0}
     if name == "HoldOutFraction":
         return HoldOutBoundClassifier(**{"voters": forest, **params, **kwargs})
-    return CertifiedVoteClassifier(**{"estimator": forest, **params, **kwargs})
+    return CertifiedVoteClassifier(**{"voters": forest, **params, **kwargs})
 
 
 NAMES = ["HoldOut", "HoldOutFraction", "CertifiedVote"]
@@ -96,7 +96,12 @@ def test_unfitted_raises(name):
         ("CertifiedVote", "selection", "XX"),
         ("CertifiedVote", "validation_fraction", 0.0),
         ("CertifiedVote", "validation_fraction", None),
-        ("CertifiedVote", "estimator", "forest"),
+        ("CertifiedVote", "voters", "forest"),
+        ("CertifiedVote", "estimator", "forest"),  # the deprecated name is validated too
+        ("CertifiedVote", "delta", 1.0),
+        ("HoldOutFraction", "delta", 1.0),
+        ("CertifiedVote", "n_jobs", 0),
+        ("HoldOutFraction", "n_jobs", 0),
     ],
 )
 def test_invalid_parameters_raise(name, param, value):
@@ -117,8 +122,8 @@ def test_voters_and_estimator_of_the_wrong_kind_raise():
     X, y = data(m=40)
     with pytest.raises(ValueError, match="voters"):
         _make("HoldOut", voters=RandomForestClassifier(n_estimators=4)).fit(X, y)
-    with pytest.raises(ValueError, match="estimator"):
-        _make("CertifiedVote", estimator=SplitForest(n_estimators=4)).fit(X, y)
+    with pytest.raises(ValueError, match="'voters' parameter of CertifiedVoteClassifier"):
+        _make("CertifiedVote", voters=SplitForest(n_estimators=4)).fit(X, y)
 
 
 def _check_certified(est, X, y):

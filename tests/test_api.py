@@ -165,7 +165,7 @@ def _every_estimator():
     out = {}
     for name in names:
         cls = getattr(skpacbayes, name)
-        out[name] = cls(forest) if name == "CertifiedVoteClassifier" else cls()
+        out[name] = cls(voters=forest) if name == "CertifiedVoteClassifier" else cls()
     out["BoundSelectionClassifier"] = BoundSelectionClassifier([skpacbayes.OccamBoundClassifier()])
     return out
 
@@ -199,7 +199,7 @@ def test_bound_selection_reports_each_candidate_as_it_is_fitted(capsys, monkeypa
     sel = BoundSelectionClassifier(candidates, verbose=1).fit(X, y)
     assert printed_before == [0, 1]  # the first line came before the second fit started
     last = capsys.readouterr().out
-    assert last.startswith("BoundSelectionClassifier: 2/2 candidate 1 (OccamBoundClassifier)")
+    assert last.startswith("[BoundSelectionClassifier] 2/2 candidate 1 (OccamBoundClassifier)")
     assert f"bound {sel.estimators_[1].bound_:.4f}" in last
 
 
@@ -217,9 +217,9 @@ def test_estimators_pickled_under_the_old_module_paths_load():
     X, y = load_iris(return_X_y=True)
     fitted = [
         HoldOutBoundClassifier(
-            SplitForest(n_estimators=5), validation_fraction=None, random_state=0
+            voters=SplitForest(n_estimators=5), validation_fraction=None, random_state=0
         ),
-        CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10), random_state=0),
+        CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=10), random_state=0),
     ]
     moved = {
         b"skpacbayes.classifiers._hold_out": b"skpacbayes._hold_out",

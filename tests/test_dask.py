@@ -95,7 +95,7 @@ def test_bound_selection_candidates(client, data):
 def test_certified_vote_candidates(client, data):
     X, y = data
     params = dict(
-        estimator=RandomForestClassifier(n_estimators=6),
+        voters=RandomForestClassifier(n_estimators=6),
         validation_fraction=(0.2, 0.5),
         out_of_bag=True,
         random_state=0,

@@ -28,6 +28,7 @@ from skpacbayes import (  # noqa: E402
     PartitionBoundClassifier,
     SecondOrderBoundClassifier,
 )
+from skpacbayes.model_selection import BoundSelectionClassifier  # noqa: E402
 from skpacbayes.voters import (  # noqa: E402
     OutOfBagVoters,
     PrefitVoters,
@@ -257,7 +258,7 @@ def test_hold_out_sample_protocol(threads):
     """A forest grown on train_size rows held in memory, certified on all the others."""
     X, y = _data(30_000, seed=9)
     est = HoldOutBoundClassifier(
-        RandomForestClassifier(n_estimators=5, max_depth=5), train_size=2000, random_state=0
+        voters=RandomForestClassifier(n_estimators=5, max_depth=5), train_size=2000, random_state=0
     )
     ref = est.fit(X, y)
     ref_cert, held = ref.certificate_, ref.validation_indices_
@@ -278,7 +279,9 @@ def test_hold_out_refusals(forest):
     with pytest.raises(ValueError, match="train_size=<number of rows>"):
         HoldOutBoundClassifier().fit(Xd, yd)  # the default fractions
     with pytest.raises(ValueError, match="grown on the training rows"):
-        HoldOutBoundClassifier(SplitForest(n_estimators=4), validation_fraction=None).fit(Xd, yd)
+        HoldOutBoundClassifier(voters=SplitForest(n_estimators=4), validation_fraction=None).fit(
+            Xd, yd
+        )
     with pytest.raises(ValueError, match="set one of them"):
         HoldOutBoundClassifier(train_size=100, validation_fraction=0.3).fit(X, y)
     with pytest.raises(ValueError, match="at least one of the"):
@@ -296,3 +299,36 @@ def test_prefit_reuse_check_cannot_read_dask(forest):
         issubclass(w.category, SampleReuseWarning) and "did not run" in str(w.message)
         for w in caught
     )
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        skpacbayes.CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=3)),
+        BoundSelectionClassifier([OccamBoundClassifier(voters=StumpBank())]),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_in_memory_selections_refuse_a_dask_array(estimator, monkeypatch):
+    """Estimators that hold their rows in memory refuse a dask array (naming what works)
+    instead of loading it whole: no block is ever computed."""
+    X, y = _data(300, seed=7)
+    Xd, yd = _dask(X, y)
+    monkeypatch.setattr(da.Array, "__array__", _never_loaded, raising=False)
+    with pytest.raises(ValueError, match="cannot fit on a dask array.*FirstOrderBoundClassifier"):
+        estimator.fit(Xd, yd)
+    with pytest.raises(ValueError, match="cannot fit on a dask array"):
+        estimator.fit(X, yd)  # dask labels alone are refused too
+
+
+@pytest.mark.parametrize("bank", [StumpBank(), SplitForest(n_estimators=2)], ids=repr)
+def test_voter_banks_refuse_a_dask_array(bank, monkeypatch):
+    X, y = _data(300, seed=8)
+    Xd, yd = _dask(X, y)
+    monkeypatch.setattr(da.Array, "__array__", _never_loaded, raising=False)
+    with pytest.raises(ValueError, match="does not take a dask array.*StumpBank"):
+        bank.fit(Xd, yd)
+
+
+def _never_loaded(self, *args, **kwargs):
+    raise AssertionError("the dask array was loaded into memory")

@@ -40,7 +40,7 @@ def _forest(n=10):
 def test_holdout_bound_is_the_binomial_test_set_bound(digits):
     X_tr, X_te, y_tr, y_te = digits
     clf = HoldOutBoundClassifier(
-        SplitForest(n_estimators=20), validation_fraction=None, random_state=0
+        voters=SplitForest(n_estimators=20), validation_fraction=None, random_state=0
     ).fit(X_tr, y_tr)
     cert = clf.certificate_
     k, m = cert.statistics["errors"][clf.half_], cert.m[clf.half_]
@@ -64,7 +64,7 @@ def test_holdout_recompute_bound_is_monotone_in_delta(digits):
     X_tr, _, y_tr, _ = digits
     for fraction in (None, 0.3, (0.2, 0.4)):
         voters = SplitForest(n_estimators=10) if fraction is None else _forest()
-        clf = HoldOutBoundClassifier(voters, validation_fraction=fraction, random_state=0)
+        clf = HoldOutBoundClassifier(voters=voters, validation_fraction=fraction, random_state=0)
         clf.fit(X_tr, y_tr)
         values = [clf.recompute_bound(d) for d in (0.5, 0.05, 0.005)]
         assert values[0] < values[1] < values[2]
@@ -84,7 +84,7 @@ def test_holdout_counts_the_errors_of_predict_ties_included():
     X = rng.normal(size=(400, 3))
     y = rng.integers(0, 2, size=400)
     clf = HoldOutBoundClassifier(
-        SplitForest(RandomForestClassifier(max_depth=2), n_estimators=4),
+        voters=SplitForest(RandomForestClassifier(max_depth=2), n_estimators=4),
         validation_fraction=None,
         random_state=0,
     )
@@ -104,7 +104,7 @@ def test_holdout_counts_the_errors_of_predict_ties_included():
     assert cert.statistics["errors"][g] == int(np.sum(clf.predict(X[samples]) != truth))
     # the fraction protocol too: two trees, one held-out statement
     clf = HoldOutBoundClassifier(
-        RandomForestClassifier(n_estimators=2, max_depth=2),
+        voters=RandomForestClassifier(n_estimators=2, max_depth=2),
         validation_fraction=0.5,
         random_state=0,
     ).fit(X, y)
@@ -135,7 +135,7 @@ def test_fraction_protocol_grows_on_the_rest_and_certifies_on_the_held_out_rows(
     m = y_tr.size
     # a 1-nearest-neighbour classifier stores the rows it was fitted on
     clf = HoldOutBoundClassifier(
-        KNeighborsClassifier(n_neighbors=1), validation_fraction=0.25, random_state=0
+        voters=KNeighborsClassifier(n_neighbors=1), validation_fraction=0.25, random_state=0
     ).fit(X_tr, y_tr)
     held = clf.validation_indices_
     assert held.size == int(np.ceil(0.25 * m))
@@ -148,7 +148,7 @@ def test_fraction_protocol_grows_on_the_rest_and_certifies_on_the_held_out_rows(
     assert clf.certificate_.train_error == k / held.size
     # the held-out rows are chosen without looking at the labels (nor at X)
     shuffled = np.random.default_rng(0).permutation(y_tr)
-    other = HoldOutBoundClassifier(_forest(), validation_fraction=0.25, random_state=0).fit(
+    other = HoldOutBoundClassifier(voters=_forest(), validation_fraction=0.25, random_state=0).fit(
         X_tr[::-1], shuffled
     )
     assert np.array_equal(other.validation_indices_, held)
@@ -158,7 +158,7 @@ def test_fraction_protocol_grows_on_the_rest_and_certifies_on_the_held_out_rows(
 def test_a_sequence_of_fractions_splits_delta(digits):
     X_tr, _, y_tr, _ = digits
     fractions = (0.15, 0.3, 0.5)
-    clf = HoldOutBoundClassifier(_forest(), validation_fraction=fractions, random_state=0)
+    clf = HoldOutBoundClassifier(voters=_forest(), validation_fraction=fractions, random_state=0)
     clf.fit(X_tr, y_tr)
     cert = clf.certificate_
     assert len(cert.m) == 3 and cert.details["validation_fractions"] == fractions
@@ -169,7 +169,7 @@ def test_a_sequence_of_fractions_splits_delta(digits):
     # each statement is the single-fraction fit at delta / 3 (same seed: same rows, same trees)
     f = clf.validation_fraction_
     alone = HoldOutBoundClassifier(
-        _forest(), validation_fraction=f, delta=clf.delta / 3, random_state=0
+        voters=_forest(), validation_fraction=f, delta=clf.delta / 3, random_state=0
     ).fit(X_tr, y_tr)
     assert alone.bound_ == clf.bound_
     assert np.array_equal(alone.predict(X_tr), clf.predict(X_tr))
@@ -185,7 +185,9 @@ def test_a_class_missing_from_the_training_rows_is_mapped_to_the_global_labels()
     y = np.where(X[:, 0] > 0, "b", "a").astype(object)
     seed_rows = validation_rows(60, 0.2, seed=np.random.RandomState(0).randint(2**31 - 1))
     y[seed_rows[1][:2]] = "zz"  # a third class only among the held-out rows
-    clf = HoldOutBoundClassifier(_forest(), validation_fraction=0.2, random_state=0).fit(X, y)
+    clf = HoldOutBoundClassifier(voters=_forest(), validation_fraction=0.2, random_state=0).fit(
+        X, y
+    )
     assert np.array_equal(clf.validation_indices_, seed_rows[1])
     assert clf.classes_.tolist() == ["a", "b", "zz"]
     assert clf.voters_.classes_.tolist() == ["a", "b"]
@@ -198,9 +200,9 @@ def test_auto_keeps_a_banks_own_rule_and_grows_anything_else_on_part_of_the_rows
     from skpacbayes.voters import PrefitVoters
 
     X_tr, _, y_tr, _ = digits
-    halves = HoldOutBoundClassifier(SplitForest(n_estimators=10), random_state=0)
+    halves = HoldOutBoundClassifier(voters=SplitForest(n_estimators=10), random_state=0)
     assert halves.fit(X_tr, y_tr).half_ in (0, 1) and halves.validation_fraction_ is None
-    grown = HoldOutBoundClassifier(_forest(), random_state=0).fit(X_tr, y_tr)
+    grown = HoldOutBoundClassifier(voters=_forest(), random_state=0).fit(X_tr, y_tr)
     assert grown.half_ is None and grown.certificate_.details["validation_fractions"] == (
         0.1,
         0.2,
@@ -208,7 +210,9 @@ def test_auto_keeps_a_banks_own_rule_and_grows_anything_else_on_part_of_the_rows
     )
     # a forest fitted on other rows is certified on every row, as before
     rf = _forest().set_params(random_state=0).fit(X_tr[:300], y_tr[:300])
-    prefit = HoldOutBoundClassifier(PrefitVoters(rf), random_state=0).fit(X_tr[300:], y_tr[300:])
+    prefit = HoldOutBoundClassifier(voters=PrefitVoters(rf), random_state=0).fit(
+        X_tr[300:], y_tr[300:]
+    )
     assert prefit.certificate_.m == (y_tr.size - 300,)
 
 
@@ -216,16 +220,18 @@ def test_invalid_validation_fractions_are_refused(digits):
     X_tr, _, y_tr, _ = digits
     for bad in (0.0, 1.0, 1.5, -0.2, (), (0.2, 0.2), (0.2, float("nan")), "abc", (0.5, 1.0)):
         with pytest.raises(ValueError, match="validation_fraction"):
-            HoldOutBoundClassifier(_forest(), validation_fraction=bad).fit(X_tr[:50], y_tr[:50])
+            HoldOutBoundClassifier(voters=_forest(), validation_fraction=bad).fit(
+                X_tr[:50], y_tr[:50]
+            )
     with pytest.raises(ValueError, match="voters"):
-        HoldOutBoundClassifier(_forest(), validation_fraction=None).fit(X_tr, y_tr)
+        HoldOutBoundClassifier(voters=_forest(), validation_fraction=None).fit(X_tr, y_tr)
     X = np.arange(8.0)[:, None]
     y = np.array([0, 1, 1, 1, 1, 1, 1, 1])
     train, held = validation_rows(8, 0.9, seed=np.random.RandomState(0).randint(2**31 - 1))
     y = np.ones(8, dtype=int)
     y[held[0]] = 0
     with pytest.raises(ValueError, match="single class.*validation_fraction"):
-        HoldOutBoundClassifier(_forest(), validation_fraction=0.9, random_state=0).fit(X, y)
+        HoldOutBoundClassifier(voters=_forest(), validation_fraction=0.9, random_state=0).fit(X, y)
 
 
 def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
@@ -233,7 +239,7 @@ def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
 
     X_tr, X_te, y_tr, y_te = digits
     fractions = (0.1, 0.3, 0.5)
-    clf = CertifiedVoteClassifier(_forest(), validation_fraction=fractions, random_state=0)
+    clf = CertifiedVoteClassifier(voters=_forest(), validation_fraction=fractions, random_state=0)
     clf.fit(X_tr, y_tr)
     described = [(c["validation_fraction"], c["fold"]) for c in clf.candidates_]
     assert described == [(0.1, 0), (0.1, 1), (0.3, 0), (0.3, 1), (0.5, 0), (0.5, 1)]
@@ -245,7 +251,7 @@ def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
     fitted = []
     for c in clf.candidates_:
         alone = _FoldHoldOut(
-            _forest(),
+            voters=_forest(),
             validation_fraction=c["validation_fraction"],
             fold=c["fold"],
             delta=c["delta"],
@@ -310,7 +316,7 @@ def test_certified_vote_shares_fit_in_delta_and_recompute_at_them(digits):
     X_tr, _, y_tr, _ = digits
     fractions = (0.1, 0.2, 0.3, 0.4, 0.5)  # five shares of 0.05 sum to more than 0.05
     clf = CertifiedVoteClassifier(
-        _forest(5), validation_fraction=fractions, n_folds=1, random_state=0
+        voters=_forest(5), validation_fraction=fractions, n_folds=1, random_state=0
     ).fit(X_tr[:300], y_tr[:300])
     shares = [c["delta"] for c in clf.candidates_]
     assert Fraction(0.05 * 0.2) * 5 > Fraction(0.05)  # the unrounded share
@@ -325,10 +331,10 @@ def test_certified_vote_holds_the_holdout_candidates_of_the_same_random_state(di
     fractions = (0.1, 0.2, 0.5)
     for random_state in (0, 7):
         ho = HoldOutBoundClassifier(
-            _forest(), validation_fraction=fractions, random_state=random_state
+            voters=_forest(), validation_fraction=fractions, random_state=random_state
         ).fit(X_tr, y_tr)
         cv = CertifiedVoteClassifier(
-            _forest(), validation_fraction=fractions, random_state=random_state
+            voters=_forest(), validation_fraction=fractions, random_state=random_state
         ).fit(X_tr, y_tr)
         fold0 = [c for c in cv.candidates_ if c["fold"] == 0]
         errors, sizes = ho.certificate_.statistics["errors"], ho.certificate_.m
@@ -339,7 +345,7 @@ def test_certified_vote_holds_the_holdout_candidates_of_the_same_random_state(di
         at_share = [_holdout_bound(k, n, cv.delta / 6) for k, n in zip(errors, sizes, strict=True)]
         assert cv.bound_ <= min(at_share)
         same = CertifiedVoteClassifier(
-            _forest(), validation_fraction=fractions, n_folds=1, random_state=random_state
+            voters=_forest(), validation_fraction=fractions, n_folds=1, random_state=random_state
         ).fit(X_tr, y_tr)
         assert same.bound_ == ho.bound_
         assert same.best_candidate_["validation_fraction"] == ho.validation_fraction_
@@ -349,7 +355,7 @@ def test_certified_vote_holds_the_holdout_candidates_of_the_same_random_state(di
 def test_certified_vote_refuses_folds_that_do_not_fit(digits):
     X_tr, _, y_tr, _ = digits
     with pytest.raises(ValueError, match="n_folds=3 disjoint held-out sets of validation_fraction"):
-        CertifiedVoteClassifier(_forest(), n_folds=3).fit(X_tr, y_tr)
+        CertifiedVoteClassifier(voters=_forest(), n_folds=3).fit(X_tr, y_tr)
     with pytest.raises(ValueError, match="Fold 2 of validation_fraction=0.5 does not fit"):
         validation_rows(10, 0.5, seed=0, fold=2)
     train, held = validation_rows(9, 0.5, seed=0, fold=1)  # the other half
@@ -363,13 +369,13 @@ def test_certified_vote_reports_each_candidate_as_it_finishes(digits, capsys, mo
 
     X_tr, _, y_tr, _ = digits
     printed_before = lines_printed_before_each_fit(module, capsys, monkeypatch)
-    clf = CertifiedVoteClassifier(_forest(), validation_fraction=(0.2, 0.5), verbose=1)
+    clf = CertifiedVoteClassifier(voters=_forest(), validation_fraction=(0.2, 0.5), verbose=1)
     clf.fit(X_tr, y_tr)
     # when each candidate starts, every earlier one has had its line
     assert printed_before == [0, 1, 1, 1]
     last = capsys.readouterr().out.splitlines()
-    assert last[0].startswith("CertifiedVoteClassifier: 4/4 candidate 3 (hold-out 0.5 fold 1)")
-    assert last[-1].startswith("CertifiedVoteClassifier: deployed candidate")
+    assert last[0].startswith("[CertifiedVoteClassifier] 4/4 candidate 3 (hold-out 0.5 fold 1)")
+    assert last[-1].startswith("[CertifiedVoteClassifier] deployed candidate")
 
 
 def _expected_pick(candidates, tolerance):
@@ -389,7 +395,7 @@ def _expected_pick(candidates, tolerance):
 def test_selection_rules_deploy_the_documented_candidate(digits, selection, tolerance):
     X_tr, _, y_tr, _ = digits
     clf = CertifiedVoteClassifier(
-        _forest(),
+        voters=_forest(),
         validation_fraction=(0.05, 0.2, 0.5),
         selection=selection,
         out_of_bag=False,
@@ -406,7 +412,7 @@ def test_selection_rules_can_disagree_and_all_keep_the_certificate(digits):
     picks = {}
     for selection in ("tightest_bound", "most_accurate", 0.05):
         clf = CertifiedVoteClassifier(
-            _forest(),
+            voters=_forest(),
             validation_fraction=(0.05, 0.2, 0.5),
             n_folds=1,
             selection=selection,
@@ -435,9 +441,11 @@ def test_out_of_bag_candidates_join_where_they_can_win(digits):
     X_tr, X_te, y_tr, y_te = digits
     forest = RandomForestClassifier(n_estimators=30)
     common = dict(validation_fraction=(0.2,), n_folds=1, random_state=0)
-    tightest = CertifiedVoteClassifier(forest, **common).fit(X_tr, y_tr)
+    tightest = CertifiedVoteClassifier(voters=forest, **common).fit(X_tr, y_tr)
     assert [c["kind"] for c in tightest.candidates_] == ["holdout"]  # "auto": not here
-    clf = CertifiedVoteClassifier(forest, selection="most_accurate", **common).fit(X_tr, y_tr)
+    clf = CertifiedVoteClassifier(voters=forest, selection="most_accurate", **common).fit(
+        X_tr, y_tr
+    )
     kinds = [(c["kind"], c["out_of_bag_bound"]) for c in clf.candidates_]
     assert kinds == [("holdout", None), ("out_of_bag", "FO"), ("out_of_bag", "SO")]
     for c in clf.candidates_:
@@ -448,13 +456,18 @@ def test_out_of_bag_candidates_join_where_they_can_win(digits):
     assert clf.best_index_ == _expected_pick(clf.candidates_, float("inf"))
     assert clf.recompute_bound(clf.delta) == clf.bound_
     assert np.mean(clf.predict(X_te) != y_te) <= clf.bound_
-    forced = CertifiedVoteClassifier(forest, out_of_bag=True, **common).fit(X_tr, y_tr)
+    forced = CertifiedVoteClassifier(voters=forest, out_of_bag=True, **common).fit(X_tr, y_tr)
     assert len(forced.candidates_) == 3
     oob = [c for c in forced.candidates_ if c["kind"] == "out_of_bag"]
     assert [c["bound"] for c in oob] == [c["bound"] for c in clf.candidates_[1:]]
 
 
-def test_a_candidate_without_a_bound_drops_out_instead_of_sinking_the_fit():
+def test_a_candidate_without_a_bound_drops_out_instead_of_sinking_the_fit(monkeypatch):
+    import skpacbayes.classifiers._certified_vote as certified_vote
+
+    # 200 trees on 12 rows (the default forests of 128 rows and more): some pair of trees
+    # shares no out-of-bag row
+    monkeypatch.setattr(certified_vote, "default_n_estimators", lambda n_rows: 200)
     X = np.random.default_rng(0).normal(size=(12, 3))
     y = np.arange(12) % 2
     with pytest.warns(FitFailedWarning, match=r"Candidate 9 \(out-of-bag SO\) dropped out"):
@@ -470,8 +483,8 @@ def test_a_candidate_without_a_bound_drops_out_instead_of_sinking_the_fit():
     "clf",
     [
         HoldOutBoundClassifier(random_state=0),
-        HoldOutBoundClassifier(BaggingClassifier(n_estimators=3), random_state=0),
-        CertifiedVoteClassifier(_forest(3), random_state=0),
+        HoldOutBoundClassifier(voters=BaggingClassifier(n_estimators=3), random_state=0),
+        CertifiedVoteClassifier(voters=_forest(3), random_state=0),
     ],
 )
 @pytest.mark.parametrize("row", [3, 4])  # a training row; a held-out row of fraction 0.1
@@ -482,7 +495,7 @@ def test_values_beyond_float32_are_named_before_the_trees_refuse_them(clf, row):
     with pytest.raises(ValueError, match=r"values up to \|x\| = 1e\+300, beyond the float32"):
         clf.fit(X, y)
     knn = BaggingClassifier(KNeighborsClassifier(3), n_estimators=3)
-    assert 0 < HoldOutBoundClassifier(knn, random_state=0).fit(X, y).bound_ <= 1  # no trees
+    assert 0 < HoldOutBoundClassifier(voters=knn, random_state=0).fit(X, y).bound_ <= 1  # no trees
 
 
 def test_out_of_bag_error_votes_each_row_with_the_members_that_never_saw_it():
@@ -526,7 +539,7 @@ def test_fractions_do_not_warn_about_sample_reuse():
 
 def test_certified_vote_with_one_half_fraction_fits_both_halves(digits):
     X_tr, X_te, y_tr, y_te = digits
-    clf = CertifiedVoteClassifier(_forest(), validation_fraction=0.5, random_state=0)
+    clf = CertifiedVoteClassifier(voters=_forest(), validation_fraction=0.5, random_state=0)
     clf.fit(X_tr, y_tr)
     assert [c["fold"] for c in clf.candidates_] == [0, 1]
     assert [c["delta"] for c in clf.candidates_] == pytest.approx([clf.delta / 2] * 2)
@@ -551,7 +564,7 @@ def test_certified_vote_stump_candidates_are_certified_and_deployed_where_they_w
     X, y = _one_split_task()
     # a forest of eight deep trees on noise is far weaker than the one split
     clf = CertifiedVoteClassifier(
-        RandomForestClassifier(n_estimators=8), stump_candidate=True, random_state=0
+        voters=RandomForestClassifier(n_estimators=8), stump_candidate=True, random_state=0
     ).fit(X, y)
     kinds = [(c["kind"], c["validation_fraction"], c["fold"]) for c in clf.candidates_]
     forests = [("holdout", f, fold) for f in (0.1, 0.2, 0.5) for fold in (0, 1)]
@@ -566,7 +579,7 @@ def test_certified_vote_stump_candidates_are_certified_and_deployed_where_they_w
     # each stump is a test-set bound of one split grown on one half, read on the other
     for c in clf.candidates_[6:]:
         alone = _FoldHoldOut(
-            DecisionTreeClassifier(max_depth=1),
+            voters=DecisionTreeClassifier(max_depth=1),
             validation_fraction=0.5,
             fold=c["fold"],
             delta=c["delta"],
@@ -586,7 +599,9 @@ def test_certified_vote_stump_candidates_are_certified_and_deployed_where_they_w
 def test_certified_vote_stump_candidates_only_with_the_default_forest_unless_asked():
     X, y = _one_split_task(m=200)
     forest = RandomForestClassifier(n_estimators=4)
-    own = CertifiedVoteClassifier(forest, random_state=0).fit(X, y)  # "auto", a user's ensemble
+    own = CertifiedVoteClassifier(voters=forest, random_state=0).fit(
+        X, y
+    )  # "auto", a user's ensemble
     assert {c["kind"] for c in own.candidates_} == {"holdout"}
     default = CertifiedVoteClassifier(random_state=0).fit(X, y)  # "auto", the default forest
     assert [c["kind"] for c in default.candidates_].count("stump") == 2
@@ -599,7 +614,7 @@ def test_certified_vote_stump_candidates_only_with_the_default_forest_unless_ask
 def test_holdout_verbose_reports_each_statement(digits, capsys):
     X_tr, _, y_tr, _ = digits
     clf = HoldOutBoundClassifier(
-        _forest(), validation_fraction=(0.2, 0.5), random_state=0, verbose=1
+        voters=_forest(), validation_fraction=(0.2, 0.5), random_state=0, verbose=1
     ).fit(X_tr, y_tr)
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2
@@ -611,7 +626,9 @@ def test_holdout_verbose_reports_each_statement(digits, capsys):
         clf.certificate_.details["bounds"],
         strict=True,
     ):
-        assert line.startswith(f"HoldOutBoundClassifier: fraction {f} (grown on ")
+        assert line.startswith(f"[HoldOutBoundClassifier] fraction {f} (grown on ")
         assert f"{k} errors on {n} held-out rows, bound {b:.4f}" in line
-    HoldOutBoundClassifier(_forest(), validation_fraction=0.2, random_state=0).fit(X_tr, y_tr)
+    HoldOutBoundClassifier(voters=_forest(), validation_fraction=0.2, random_state=0).fit(
+        X_tr, y_tr
+    )
     assert capsys.readouterr().out == ""

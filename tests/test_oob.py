@@ -179,7 +179,7 @@ def test_training_lowers_the_bound_below_the_uniform_vote(binary):
     X, y = binary
     bank = OutOfBagVoters(n_estimators=20)
     trained = FirstOrderBoundClassifier(voters=bank, random_state=0).fit(X, y)
-    uniform = FirstOrderBoundClassifier(voters=bank, random_state=0, max_epochs=0).fit(X, y)
+    uniform = FirstOrderBoundClassifier(solver="none", voters=bank, random_state=0).fit(X, y)
     assert trained.n_iter_ > 0
     assert trained.bound_ < uniform.bound_
 

@@ -62,7 +62,7 @@ CASES = [
     (
         "Vote",
         lambda: skp.CertifiedVoteClassifier(
-            RandomForestClassifier(n_estimators=6), out_of_bag=True, random_state=0
+            voters=RandomForestClassifier(n_estimators=6), out_of_bag=True, random_state=0
         ),
         _multi,
     ),

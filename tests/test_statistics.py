@@ -124,7 +124,7 @@ def test_selection_candidates_on_frozen_voters_share_one_vote_matrix(path):
     else:
         candidates = [
             FirstOrderBoundClassifier(
-                voters=frozen, posterior="gaussian", prior=t, max_epochs=0, random_state=0
+                solver="none", voters=frozen, posterior="gaussian", prior=t, random_state=0
             )
             for t in (0.5, 1.0, 2.0)
         ]
@@ -157,7 +157,7 @@ def test_fits_and_predictions_in_a_block_share_one_vote_matrix_per_rows():
         return [
             FirstOrderBoundClassifier(voters=frozen, random_state=0),
             FirstOrderBoundClassifier(
-                voters=frozen, posterior="gaussian", max_epochs=0, random_state=0
+                solver="none", voters=frozen, posterior="gaussian", random_state=0
             ),
             HoldOutBoundClassifier(voters=frozen, validation_fraction=None, random_state=0),
             BoundSelectionClassifier(
@@ -200,7 +200,7 @@ def test_fits_on_memory_mapped_rows_share_their_votes(tmp_path):
     fits = [
         FirstOrderBoundClassifier(voters=frozen, random_state=0),
         FirstOrderBoundClassifier(
-            voters=frozen, posterior="gaussian", max_epochs=0, random_state=0
+            solver="none", voters=frozen, posterior="gaussian", random_state=0
         ),
         SecondOrderBoundClassifier(voters=frozen, random_state=0),
     ]

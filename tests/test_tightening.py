@@ -143,7 +143,7 @@ def untrained(data):
     import torch
 
     X, y = data
-    clf = PartitionBoundClassifier(posterior="dirichlet", max_epochs=0, random_state=0)
+    clf = PartitionBoundClassifier(solver="none", posterior="dirichlet", random_state=0)
     clf.fit(X, y)
     return clf, _search_inputs(clf, X, y, torch.float32)[2]
 
@@ -168,7 +168,7 @@ def test_sorted_by_errors_gives_the_largest_weights_to_the_best_voters(data):
     from skpacbayes.objectives.partition import PartitionObjective
 
     X, y = data
-    clf = PartitionBoundClassifier(posterior="dirichlet", max_epochs=0, random_state=0)
+    clf = PartitionBoundClassifier(solver="none", posterior="dirichlet", random_state=0)
     clf.fit(X, y)
     problem, groups, inputs = _search_inputs(clf, X, y, torch.float64)
     votes, y_idx = clf.voters_.votes(X), np.searchsorted(clf.classes_, y)
@@ -185,10 +185,10 @@ def test_sorted_by_errors_gives_the_largest_weights_to_the_best_voters(data):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_untrained_dirichlet_keeps_its_weight_on_a_best_voter(data, seed):
-    # max_epochs=0 deploys the prior plus noise: nearly equal weights whose order is the
+    # the untrained start is the prior plus noise: nearly equal weights whose order is the
     # noise's; the clip scan of the rearranged weights finds a voter with the fewest errors
     X, y = data
-    common = dict(posterior="dirichlet", max_epochs=0, random_state=seed)
+    common = dict(solver="none", posterior="dirichlet", random_state=seed)
     clf = PartitionBoundClassifier(**common).fit(X, y)
     untightened = PartitionBoundClassifier(tighten=False, **common).fit(X, y)
     ((voters, samples),) = clf.groups_

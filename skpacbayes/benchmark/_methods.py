@@ -89,13 +89,14 @@ def _voters_for(task, method, seed, n_estimators, n_jobs):
 
 def _gaussian_vote(voters, delta, max_epochs, seed):
     """The Gaussian PAC-Bayes vote: prior ``t 1`` on a fixed grid, the tightest at delta / K."""
-    epochs = [0] if max_epochs == 0 else [0, max_epochs]
+    # the untrained start (solver="none") and, unless max_epochs is 0, the trained vote
+    budgets = [{"solver": "none"}] + ([{"max_epochs": max_epochs}] if max_epochs else [])
     candidates = [
         FirstOrderBoundClassifier(
-            voters=voters, posterior="gaussian", prior=t, max_epochs=e, random_state=seed
+            voters=voters, posterior="gaussian", prior=t, random_state=seed, **budget
         )
         for t in (1.0, 2.0, 4.0, 8.0)
-        for e in epochs
+        for budget in budgets
     ]
     return BoundSelectionClassifier(candidates, delta=delta)
 
@@ -117,7 +118,7 @@ def _estimator(method, family, voters, seed, settings):
             random_state=seed,
         )
     if method == "Certified":
-        return CertifiedVoteClassifier(forest, delta=settings["delta"], random_state=seed)
+        return CertifiedVoteClassifier(voters=forest, delta=settings["delta"], random_state=seed)
     return METHODS[method](
         voters=voters,
         posterior="categorical" if method in OUT_OF_BAG else family,

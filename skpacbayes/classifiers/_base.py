@@ -11,12 +11,14 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skpacbayes.classifiers._constraints import DELTA, MAX_EPOCHS, N_JOBS, check_delta
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._out_of_core import dask_rows
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.spec import FitSpec
 from skpacbayes.engine.vote import weighted_vote_scores
 from skpacbayes.objectives._base import POSTERIORS
+from skpacbayes.voters._base import DocLinkMixin
 
 __all__ = ["MajorityVoteClassifier", "resolve_voters", "validate_training_data"]
 
@@ -96,7 +98,7 @@ class _VotersParamsMixin:
         return super().set_params(**params)
 
 
-class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator):
+class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, BaseEstimator):
     """Base class: a weighted majority vote learned by minimising a PAC-Bayes bound.
 
     Not meant to be used directly: use one of the named estimators, which
@@ -123,9 +125,9 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         training runs in float32. To
         try several values validly, split delta over them with
         :class:`~skpacbayes.model_selection.BoundSelectionClassifier`.
-    delta : float in (0, 1], default=0.05
+    delta : float in (0, 1), default=0.05
         The bound holds with probability at least ``1 - delta``.
-    solver : {"auto", "lbfgs", "adam"}, default="auto"
+    solver : {"auto", "lbfgs", "adam", "none"}, default="auto"
         How the bound is minimised (see the user guide, "Training").
 
         - ``"auto"``: where the bound reads the sample only through the error counts
@@ -146,12 +148,15 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
           ``ReduceLROnPlateau`` schedule, then a full-batch L-BFGS polish; on an
           out-of-bag bank, whose voters each have their own rows, the Adam steps are
           full batch on the counts.
-    max_epochs : int, default=100
+        - ``"none"``: no training: the starting point is deployed and certified, the
+          prior plus a ``0.01 N(0, I)`` noise from ``random_state`` (``max_epochs`` is not
+          read), for instance as a candidate of a selection over priors.
+    max_epochs : int >= 1, default=100
         Budget of the iterative solvers: epochs of ``solver="adam"`` (an epoch is one
         shuffled pass over the sample but at least 10 Adam steps), L-BFGS iterations per
-        start otherwise. The exact searches have a fixed resolution and do not read it
-        beyond ``0``. ``0`` deploys the starting point, the prior plus a ``0.01 N(0, I)``
-        noise from ``random_state`` (no training, for every solver).
+        start otherwise. The exact searches have a fixed resolution and do not read it.
+        ``0`` is refused (``InvalidParameterError`` at fit): to deploy the untrained
+        start, ask for it by name with ``solver="none"``.
     batch_size : int, default=1024
         Mini-batch size of ``solver="adam"`` (the bound term always uses the full sample
         size). Only used by ``solver="adam"``.
@@ -201,16 +206,16 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         "voters": [None, HasMethods(["fit", "votes"])],
         "posterior": [StrOptions(set(POSTERIORS))],
         "prior": [None, Real],
-        "delta": [Interval(Real, 0, 1, closed="right")],
-        "solver": [StrOptions({"auto", "lbfgs", "adam"})],
-        "max_epochs": [Interval(Integral, 0, None, closed="left")],
+        "delta": DELTA,
+        "solver": [StrOptions({"auto", "lbfgs", "adam", "none"})],
+        "max_epochs": MAX_EPOCHS,
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "early_stopping_patience": [Interval(Integral, 1, None, closed="left")],
         "device": [str, _TorchDevice],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
-        "n_jobs": [None, Integral],
+        "n_jobs": N_JOBS,
     }
 
     #: the bound (a :class:`~skpacbayes.objectives.Bound` subclass), set by subclasses
@@ -218,6 +223,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
     def __init__(
         self,
+        *,
         voters=None,
         posterior="categorical",
         prior=None,
@@ -266,8 +272,9 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             prior=self.prior,
             delta=float(self.delta),
             n_classes=int(n_classes),
-            solver=self.solver,
-            max_epochs=int(self.max_epochs),
+            # solver="none": the engine's budget of no epoch deploys the starting point
+            solver="auto" if self.solver == "none" else self.solver,
+            max_epochs=0 if self.solver == "none" else int(self.max_epochs),
             batch_size=int(self.batch_size),
             learning_rate=float(self.learning_rate),
             early_stopping_patience=int(self.early_stopping_patience),
@@ -423,7 +430,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         self.deployed_ = fitted.deployed
         self.history_ = fitted.history
         self.n_iter_ = fitted.n_iter
-        self.solver_ = fitted.solver
+        self.solver_ = "none" if self.solver == "none" else fitted.solver
         self.certificate_ = fitted.certificate
         self.bound_ = float(fitted.certificate.value)
         return self
@@ -454,7 +461,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
         Parameters
         ----------
-        delta : float in (0, 1]
+        delta : float in (0, 1)
             New confidence parameter: the returned bound holds with probability at least
             ``1 - delta``. It must not depend on the training sample.
 
@@ -482,8 +489,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         True
         """
         check_is_fitted(self)
-        if not 0 < delta <= 1:
-            raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
+        check_delta(delta, f"{type(self).__name__}.recompute_bound")
         return float(self._bound().recompute(self.certificate_, delta))
 
     # ------------------------------------------------------------------ #

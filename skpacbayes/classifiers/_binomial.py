@@ -54,6 +54,7 @@ random_state, verbose, n_jobs
 
     def __init__(
         self,
+        *,
         voters=None,
         posterior="categorical",
         prior=None,

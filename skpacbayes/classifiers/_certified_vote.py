@@ -22,10 +22,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import FitFailedWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOptions
 from sklearn.utils.parallel import delayed
 
 from skpacbayes.classifiers._base import validate_training_data
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS
 from skpacbayes.classifiers._first_order import FirstOrderBoundClassifier
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._hold_out import (
@@ -35,12 +36,15 @@ from skpacbayes.classifiers._hold_out import (
     _fractions,
     validation_rows,
 )
+from skpacbayes.classifiers._out_of_core import refuse_dask_input
 from skpacbayes.classifiers._second_order import SecondOrderBoundClassifier
 from skpacbayes.engine.certificate import shares_within
 from skpacbayes.engine.parallel import as_completed
+from skpacbayes.engine.spec import progress
 from skpacbayes.engine.statistics import EmptySampleError
 from skpacbayes.engine.vote import _strict_argmax_is, weighted_vote_scores
 from skpacbayes.model_selection import SelectedCandidateMixin
+from skpacbayes.voters._base import DocLinkMixin
 
 __all__ = ["CertifiedVoteClassifier"]
 
@@ -58,6 +62,39 @@ _OUT_OF_BAG = {
 #: fall-back that wins only where a forest is weaker than one split gets a small share, so
 #: that with the defaults its two stumps cost the forests ln(6.2 / 6) ~ 0.03 nat
 STUMP_WEIGHT = 0.1
+#: below this many rows the default forests hold one tree per four rows instead of
+#: ``DEFAULT_N_ESTIMATORS`` (:func:`default_n_estimators`); the smallest training set of the
+#: reference figures has 142 rows (wine)
+SMALL_SAMPLE = 128
+
+
+def default_n_estimators(n_rows):
+    """Trees of each default forest (``voters=None``) on ``n_rows`` rows.
+
+    ``DEFAULT_N_ESTIMATORS`` (200) from :data:`SMALL_SAMPLE` (128) rows on; on fewer rows,
+    one tree per four rows (at least 10). Trees grown on a few dozen rows have a handful
+    of leaves and held-out sets of a few rows certify little (no bound on 13 rows is below
+    0.2), so more trees change little there; a fit on tens of rows (e.g. the checks of
+    ``sklearn.utils.estimator_checks``) takes a fraction of the time. The number depends
+    on the number of rows alone, not on their values, so every certificate holds as
+    before.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows handed to ``fit``.
+
+    Returns
+    -------
+    n_estimators : int
+
+    Examples
+    --------
+    >>> from skpacbayes.classifiers._certified_vote import default_n_estimators
+    >>> default_n_estimators(20), default_n_estimators(127), default_n_estimators(128)
+    (10, 31, 200)
+    """
+    return DEFAULT_N_ESTIMATORS if n_rows >= SMALL_SAMPLE else max(10, int(n_rows) // 4)
 
 
 def out_of_bag_error(estimator, X, y):
@@ -150,6 +187,7 @@ class _FoldHoldOut(HoldOutBoundClassifier):
 
     def __init__(
         self,
+        *,
         voters=None,
         validation_fraction="auto",
         delta=0.05,
@@ -174,6 +212,11 @@ class _FoldHoldOut(HoldOutBoundClassifier):
 
     def _rows(self, n_samples, fraction, seed):
         return validation_rows(n_samples, fraction, seed, fold=self.fold)
+
+
+def _is_deprecated(value):
+    """Whether ``value`` is the sentinel default of a renamed parameter."""
+    return isinstance(value, str) and value == "deprecated"
 
 
 def _weight(info):
@@ -238,17 +281,17 @@ def describe(candidate):
     return f"{kind} {candidate['validation_fraction']} fold {candidate['fold']}"
 
 
-class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstimator):
+class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMixin, BaseEstimator):
     """A vote of trees grown on most of the rows, with a certificate that holds.
 
     Every candidate is a certified classifier fitted once, at its share of
     ``delta`` (see Notes): for each validation fraction ``f`` and each of
     ``n_folds`` disjoint held-out sets of ``ceil(f m)`` rows (drawn from the seed
-    and the sample size alone), the plain vote of ``estimator`` grown on the other
+    and the sample size alone), the plain vote of ``voters`` grown on the other
     rows, certified on the held-out ones by the test-set bound
     (:class:`~skpacbayes.HoldOutBoundClassifier`); with ``stump_candidate``, a
     decision stump grown on each half, certified on the other half; with
-    ``out_of_bag``, the weighted vote of ``estimator`` bagged on every row
+    ``out_of_bag``, the weighted vote of ``voters`` bagged on every row
     (:class:`~skpacbayes.voters.OutOfBagVoters`), certified by the out-of-bag
     first-order and tandem bounds (:class:`~skpacbayes.FirstOrderBoundClassifier`,
     :class:`~skpacbayes.SecondOrderBoundClassifier`, Categorical posterior). One
@@ -257,17 +300,20 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, BaseEstim
 
     With the same ``random_state``, fold 0 of every fraction is exactly a candidate
     of ``HoldOutBoundClassifier(validation_fraction=fractions)`` (same rows, same
-    forest), so the default rule's bound is at most HoldOut's up to the price of
-    the larger union (:ref:`strategies`).
+    forest; below 128 rows, with the same ``voters`` given to both), so the default
+    rule's bound is at most HoldOut's up to the price of the larger union
+    (:ref:`strategies`).
 
     Parameters
     ----------
-    estimator : scikit-learn classifier or None, default=None
+    voters : scikit-learn classifier or None, default=None
         The ensemble each candidate grows (unfitted; cloned per candidate). Its
-        members vote (the trees of a forest). ``None``:
+        members vote (the trees of a forest), as with ``voters`` of
+        :class:`~skpacbayes.HoldOutBoundClassifier`. ``None``:
         ``RandomForestClassifier(n_estimators=200)`` for the hold-out candidates and
         ``OutOfBagVoters(n_estimators=200)`` for the out-of-bag ones (the same trees,
-        each grown on half the rows without replacement).
+        each grown on half the rows without replacement); on fewer than 128 rows, one
+        tree per four rows (at least 10) instead of 200 (see Notes).
     validation_fraction : float or sequence of float in (0, 1), default=(0.1, 0.2, 0.5)
         The held-out share of each hold-out candidate (fixed before the data),
         those of :class:`~skpacbayes.HoldOutBoundClassifier` by default. Small
@@ -302,8 +348,8 @@ default="tightest_bound"
         the user would then deploy that split instead; elsewhere the stumps are far
         weaker and never deployed, and each costs the others a small share of
         ``delta`` (see Notes). ``"auto"``: only with the default forest
-        (``estimator=None``); an ensemble the user brings is the one certified.
-    delta : float in (0, 1], default=0.05
+        (``voters=None``); an ensemble the user brings is the one certified.
+    delta : float in (0, 1), default=0.05
         Total confidence budget, split over the candidates (see Notes).
     random_state : int, RandomState instance or None, default=None
         Seeds the held-out rows and the ensembles. An int is handed to every
@@ -324,6 +370,13 @@ default="tightest_bound"
         hold together with probability at least ``1 - delta``. The out-of-bag candidates
         have no per-class statement: ``"auto"`` leaves them out, ``out_of_bag=True``
         raises.
+    estimator : scikit-learn classifier or None, default="deprecated"
+        The former name of ``voters``.
+
+        .. deprecated:: 0.2.0
+            ``estimator`` was renamed ``voters`` (the name every estimator of this package
+            gives what votes) in 0.2.0 and will be removed in 0.3.0. Using it raises a
+            ``FutureWarning`` and is honoured.
 
     Attributes
     ----------
@@ -394,6 +447,17 @@ default="tightest_bound"
     candidate is more often one grown on 80 or 90 % of the rows: the deployed
     vote tends to be stronger too (measured in :ref:`strategies`).
 
+    **Small samples.** With the default forests (``voters=None``) and fewer than 128
+    rows, each forest holds one tree per four rows (at least 10) instead of 200
+    (:func:`~skpacbayes.classifiers._certified_vote.default_n_estimators`): trees grown on
+    a few dozen rows have a handful of leaves, and held-out sets of a few rows certify
+    little either way, while a fit on tens of rows (scikit-learn's ``check_estimator``
+    runs about a hundred) takes a fraction of the time. The number depends on the number
+    of rows only, so the certificate holds as before; from 128 rows on nothing changes
+    (the reference figures start at 142 training rows).
+    Pass ``voters=RandomForestClassifier(n_estimators=200)`` to keep 200 trees on any
+    sample.
+
     **Selection.** Each candidate has its bound ``B_c`` and an estimate ``E_c``
     of its error on rows its voters never saw. With tolerance ``t``
     (``selection``), the deployed candidate is the one with the smallest ``E_c``
@@ -408,7 +472,7 @@ default="tightest_bound"
     >>> from sklearn.ensemble import RandomForestClassifier
     >>> from skpacbayes import CertifiedVoteClassifier
     >>> X, y = load_digits(return_X_y=True)
-    >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=20),
+    >>> clf = CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=20),
     ...                               validation_fraction=(0.2, 0.5), random_state=0).fit(X, y)
     >>> [(c["validation_fraction"], c["fold"]) for c in clf.candidates_]
     [(0.2, 0), (0.2, 1), (0.5, 0), (0.5, 1)]
@@ -417,22 +481,24 @@ default="tightest_bound"
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "estimator": [None, HasMethods(["fit", "predict"])],
+        "voters": [None, HasMethods(["fit", "predict"])],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), "array-like"],
         "n_folds": [Interval(Integral, 1, None, closed="left")],
         "selection": [StrOptions(set(SELECTIONS)), Interval(Real, 0, None, closed="left")],
         "out_of_bag": [StrOptions({"auto"}), "boolean"],
         "stump_candidate": [StrOptions({"auto"}), "boolean"],
-        "delta": [Interval(Real, 0, 1, closed="right")],
+        "delta": DELTA,
         "random_state": ["random_state"],
-        "n_jobs": [None, Integral],
+        "n_jobs": N_JOBS,
         "verbose": ["verbose"],
         "per_class": ["boolean"],
+        "estimator": [None, HasMethods(["fit", "predict"]), Hidden(StrOptions({"deprecated"}))],
     }
 
     def __init__(
         self,
-        estimator=None,
+        *,
+        voters=None,
         validation_fraction=CANDIDATE_FRACTIONS,
         n_folds=DEFAULT_FOLDS,
         selection="tightest_bound",
@@ -443,8 +509,9 @@ default="tightest_bound"
         n_jobs=None,
         verbose=0,
         per_class=False,
+        estimator="deprecated",
     ):
-        self.estimator = estimator
+        self.voters = voters
         self.validation_fraction = validation_fraction
         self.n_folds = n_folds
         self.selection = selection
@@ -455,6 +522,27 @@ default="tightest_bound"
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.per_class = per_class
+        self.estimator = estimator
+
+    def _forest(self):
+        """The ensemble to grow: ``voters``, or the deprecated ``estimator`` where it is set."""
+        return self.voters if _is_deprecated(self.estimator) else self.estimator
+
+    def _check_renamed(self):
+        """Refuse both spellings of the ensemble; warn on the deprecated one."""
+        if _is_deprecated(self.estimator):
+            return
+        if self.voters is not None:
+            raise ValueError(
+                "Both voters and estimator were set; estimator is the deprecated name of "
+                "voters: set voters only."
+            )
+        warnings.warn(
+            "CertifiedVoteClassifier: estimator was renamed voters in 0.2.0 and will be "
+            "removed in 0.3.0; use voters=... (the ensemble each candidate grows).",
+            FutureWarning,
+            stacklevel=4,  # the user's call: _check_renamed < fit < scikit-learn's wrapper
+        )
 
     def _use_out_of_bag(self):
         if self.per_class and self.out_of_bag is True:
@@ -469,18 +557,23 @@ default="tightest_bound"
 
     def _use_stumps(self):
         if self.stump_candidate == "auto":
-            return self.estimator is None
+            return self._forest() is None
         return bool(self.stump_candidate)
 
     def _tolerance(self):
         return float(SELECTIONS.get(self.selection, self.selection))
 
-    def _candidates(self, seed):
+    def _candidates(self, seed, n_rows):
         """(description, unfitted certified estimator) per candidate, in a fixed order."""
-        if hasattr(self.estimator, "votes"):
+        forest = self._forest()
+        if forest is None and n_rows < SMALL_SAMPLE:  # few rows: small default forests
+            from sklearn.ensemble import RandomForestClassifier
+
+            forest = RandomForestClassifier(n_estimators=default_n_estimators(n_rows))
+        if hasattr(forest, "votes"):
             raise ValueError(
-                "estimator must be a scikit-learn classifier (e.g. RandomForestClassifier), "
-                f"not a voter bank; got {type(self.estimator).__name__}."
+                "voters must be a scikit-learn classifier (e.g. RandomForestClassifier), "
+                f"not a voter bank; got {type(forest).__name__}."
             )
         fractions = _fractions(self.validation_fraction)
         too_many = [f for f in fractions if self.n_folds * f > 1 + 1e-9]
@@ -489,9 +582,7 @@ default="tightest_bound"
                 f"n_folds={self.n_folds} disjoint held-out sets of validation_fraction "
                 f"{too_many[0]} do not fit in the rows (n_folds * fraction must be at most 1)."
             )
-        held_out = [
-            ("holdout", self.estimator, f, fold) for f in fractions for fold in range(self.n_folds)
-        ]
+        held_out = [("holdout", forest, f, fold) for f in fractions for fold in range(self.n_folds)]
         if self._use_stumps():  # one split grown on each half, certified on the other
             from sklearn.tree import DecisionTreeClassifier
 
@@ -532,17 +623,20 @@ default="tightest_bound"
 
         from skpacbayes.voters import OutOfBagVoters
 
-        if self.estimator is None:  # the bank's default trees, each on half the rows
+        forest = self._forest()
+        if forest is None:  # the bank's default trees, each on half the rows
             bank = OutOfBagVoters(
-                n_estimators=DEFAULT_N_ESTIMATORS, random_state=seed, n_jobs=self.n_jobs
+                n_estimators=default_n_estimators(X.shape[0]),
+                random_state=seed,
+                n_jobs=self.n_jobs,
             )
         else:
-            bank = OutOfBagVoters(estimator=self.estimator, random_state=seed, n_jobs=self.n_jobs)
+            bank = OutOfBagVoters(estimator=forest, random_state=seed, n_jobs=self.n_jobs)
         return FrozenEstimator(bank.fit(X, y))
 
     def _say(self, text):
         if self.verbose:
-            print(f"{type(self).__name__}: {text}", flush=True)
+            progress(type(self).__name__, text)
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, **fit_params):
@@ -569,24 +663,29 @@ default="tightest_bound"
         >>> from sklearn.ensemble import RandomForestClassifier
         >>> from skpacbayes import CertifiedVoteClassifier
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(RandomForestClassifier(n_estimators=10),
+        >>> clf = CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=10),
         ...                               random_state=0).fit(X, y)
         >>> clf.bound_ == min(c["bound"] for c in clf.candidates_)
         True
         """
         reject_fit_params(self, fit_params)
+        self._check_renamed()
+        refuse_dask_input(self, X, y, "grows its forests on most of the rows")
         X, y, _ = validate_training_data(self, X, y)
         rs = self.random_state
         if isinstance(rs, Integral) and not isinstance(rs, bool):
             seed = int(rs)  # as HoldOutBoundClassifier(random_state=rs) uses it
         else:
             seed = int(check_random_state(rs).randint(np.iinfo(np.int32).max))
-        candidates = self._candidates(seed)
+        candidates = self._candidates(seed, X.shape[0])
         weights = np.array([_weight(info) for info, _ in candidates])
         shares = weights / weights.sum()
         deltas = candidate_deltas(self.delta, shares)
         start = time.perf_counter()
-        self._say(f"{len(candidates)} candidates on {X.shape[0]} rows, each reported as it ends")
+        trees = "" if self._forest() is not None else f", {default_n_estimators(X.shape[0])} trees"
+        self._say(
+            f"{len(candidates)} candidates on {X.shape[0]} rows{trees}, each reported as it ends"
+        )
         if any(info["kind"] == "out_of_bag" for info, _ in candidates):
             bank = self._out_of_bag_voters(X, y, seed)  # grown once, shared by FO and SO
             self._say(f"out-of-bag forest grown ({time.perf_counter() - start:.1f} s)")

@@ -50,7 +50,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         the number of evaluation groups searched.
     solver_ : str
         The optimiser that ran: ``"exact"``, ``"lbfgs"``, ``"adam"``, or ``"none"``
-        (``max_epochs=0``).
+        (``solver="none"``: the starting point, untrained).
 
     Notes
     -----

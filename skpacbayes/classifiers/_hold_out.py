@@ -32,13 +32,15 @@ from skpacbayes.classifiers._base import (
     resolve_voters,
     validate_training_data,
 )
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_delta
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._out_of_core import dask_rows
 from skpacbayes.engine.certify import certify_test_set
 from skpacbayes.engine.dask_passes import is_dask_input
+from skpacbayes.engine.spec import progress
 from skpacbayes.engine.vote import weighted_vote_scores
 from skpacbayes.objectives import TestSet
-from skpacbayes.voters._base import _check_float32_range
+from skpacbayes.voters._base import DocLinkMixin, _check_float32_range
 
 __all__ = ["HoldOutBoundClassifier", "training_rows", "validation_rows"]
 
@@ -275,7 +277,7 @@ def _has_fixed_voters(estimator):
     return True
 
 
-class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator):
+class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, BaseEstimator):
     """Plain vote of an ensemble, certified on rows it never saw (test-set bound).
 
     **Fraction protocol** (``validation_fraction`` a float or a sequence of ``K``
@@ -324,7 +326,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         ``"auto"``: ``None`` for a voter bank that brings its own evaluation rule
         (split or data-independent), ``(0.1, 0.2, 0.5)`` when ``voters`` is
         ``None``, a scikit-learn classifier or an out-of-bag bank.
-    delta : float in (0, 1], default=0.05
+    delta : float in (0, 1), default=0.05
         The bound holds with probability at least ``1 - delta``.
     random_state : int, RandomState instance or None, default=None
         Seeds the held-out rows and the voters.
@@ -407,13 +409,13 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
     >>> from sklearn.ensemble import RandomForestClassifier
     >>> from skpacbayes import HoldOutBoundClassifier
     >>> X, y = load_digits(return_X_y=True)
-    >>> clf = HoldOutBoundClassifier(RandomForestClassifier(n_estimators=20),
+    >>> clf = HoldOutBoundClassifier(voters=RandomForestClassifier(n_estimators=20),
     ...                              validation_fraction=0.3, random_state=0).fit(X, y)
     >>> clf.validation_indices_.size, bool(clf.bound_ < 0.2)
     (540, True)
     >>> from skpacbayes.voters import SplitForest
-    >>> halves = HoldOutBoundClassifier(SplitForest(n_estimators=20), validation_fraction=None,
-    ...                                 random_state=0).fit(X, y)
+    >>> halves = HoldOutBoundClassifier(voters=SplitForest(n_estimators=20),
+    ...                                 validation_fraction=None, random_state=0).fit(X, y)
     >>> halves.half_ in (0, 1), int(halves.weights_.sum())
     (True, 10)
     """
@@ -426,9 +428,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
             Interval(Real, 0, 1, closed="neither"),
             "array-like",
         ],
-        "delta": [Interval(Real, 0, 1, closed="right")],
+        "delta": DELTA,
         "random_state": ["random_state"],
-        "n_jobs": [None, Integral],
+        "n_jobs": N_JOBS,
         "train_size": [None, Interval(Integral, 1, None, closed="left")],
         "verbose": ["verbose"],
         "per_class": ["boolean"],
@@ -436,6 +438,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
     def __init__(
         self,
+        *,
         voters=None,
         validation_fraction="auto",
         delta=0.05,
@@ -483,7 +486,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         >>> from sklearn.ensemble import RandomForestClassifier
         >>> from skpacbayes import HoldOutBoundClassifier
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(RandomForestClassifier(n_estimators=10),
+        >>> clf = HoldOutBoundClassifier(voters=RandomForestClassifier(n_estimators=10),
         ...                              validation_fraction=(0.2, 0.4), random_state=0)
         >>> clf.fit(X, y).validation_fraction_ in (0.2, 0.4)
         True
@@ -549,10 +552,10 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
     def _report(self, what, k, n, bound, start):
         if self.verbose:
-            print(
-                f"{type(self).__name__}: {what}: {k} errors on {n} held-out rows, bound "
+            progress(
+                type(self).__name__,
+                f"{what}: {k} errors on {n} held-out rows, bound "
                 f"{bound:.4f} ({time.perf_counter() - start:.1f} s)",
-                flush=True,
             )
 
     def _share(self, n_statements):
@@ -894,7 +897,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
 
         Parameters
         ----------
-        delta : float in (0, 1]
+        delta : float in (0, 1)
             New confidence parameter, fixed independently of the data.
 
         Returns
@@ -911,14 +914,13 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         >>> from skpacbayes import HoldOutBoundClassifier
         >>> from skpacbayes.voters import SplitForest
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(SplitForest(n_estimators=10), validation_fraction=None,
-        ...                              random_state=0).fit(X, y)
+        >>> clf = HoldOutBoundClassifier(voters=SplitForest(n_estimators=10),
+        ...                              validation_fraction=None, random_state=0).fit(X, y)
         >>> clf.recompute_bound(clf.delta) == clf.bound_
         True
         """
         check_is_fitted(self)
-        if not 0 < delta <= 1:
-            raise ValueError(f"delta must be in (0, 1], got {delta!r}.")
+        check_delta(delta, f"{type(self).__name__}.recompute_bound")
         return TestSet().recompute(self.certificate_, delta)
 
     def __sklearn_tags__(self):
@@ -956,8 +958,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         >>> from skpacbayes import HoldOutBoundClassifier
         >>> from skpacbayes.voters import SplitForest
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(SplitForest(n_estimators=10), validation_fraction=None,
-        ...                              random_state=0).fit(X, y)
+        >>> clf = HoldOutBoundClassifier(voters=SplitForest(n_estimators=10),
+        ...                              validation_fraction=None, random_state=0).fit(X, y)
         >>> clf.decision_function(X[:1])
         array([[5., 0., 0.]])
         """
@@ -1018,8 +1020,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, BaseEstimator)
         >>> from skpacbayes import HoldOutBoundClassifier
         >>> from skpacbayes.voters import SplitForest
         >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(SplitForest(n_estimators=10), validation_fraction=None,
-        ...                              random_state=0).fit(X, y)
+        >>> clf = HoldOutBoundClassifier(voters=SplitForest(n_estimators=10),
+        ...                              validation_fraction=None, random_state=0).fit(X, y)
         >>> clf.predict_proba(X[:1])
         array([[1., 0., 0.]])
         """

@@ -73,6 +73,7 @@ random_state, verbose, n_jobs
 
     def __init__(
         self,
+        *,
         voters=None,
         posterior="dirichlet",
         prior=None,

@@ -17,6 +17,7 @@ __all__ = [
     "dask_rows",
     "dask_training_data",
     "fit_voters",
+    "refuse_dask_input",
 ]
 
 #: what works on a dask array (named by every refusal)
@@ -88,6 +89,33 @@ def dask_training_data(estimator, X, y, min_classes=2):
     if hasattr(estimator, "feature_names_in_"):  # a previous fit on a DataFrame
         del estimator.feature_names_in_
     return X, y, classes
+
+
+def refuse_dask_input(estimator, X, y, reason):
+    """Raise a ``ValueError`` naming what works when ``X`` or ``y`` is a dask collection.
+
+    For the estimators that hold their training rows in memory: a dask array would
+    otherwise be loaded whole, silently.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Named by the error.
+    X, y : object
+        The arguments of ``fit``.
+    reason : str
+        Why the estimator needs the rows in memory (completes "it ...").
+
+    Raises
+    ------
+    ValueError
+        If ``X`` or ``y`` is a dask collection.
+    """
+    if is_dask_input(X, y):
+        raise ValueError(
+            f"{type(estimator).__name__} cannot fit on a dask array: it {reason}, which a "
+            f"dask array does not hold in memory. {WHAT_WORKS}"
+        )
 
 
 def check_count_path(estimator, bound):

@@ -79,6 +79,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
 
     def __init__(
         self,
+        *,
         voters=None,
         posterior="categorical",
         prior=None,

@@ -7,7 +7,27 @@ import numpy as np
 
 from skpacbayes.engine.certificate import Certificate
 
-__all__ = ["FitResult", "FitSpec", "RefineContext", "make_posterior"]
+__all__ = ["FitResult", "FitSpec", "RefineContext", "make_posterior", "progress"]
+
+
+def progress(label, message):
+    """Print one progress line in the format every estimator's ``verbose`` uses.
+
+    Parameters
+    ----------
+    label : str
+        Who speaks (the estimator's name), printed in brackets as scikit-learn's own
+        progress lines are (``[Pipeline]``, ``[Parallel(n_jobs=2)]``).
+    message : str
+        What happened.
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.spec import progress
+    >>> progress("OccamBoundClassifier", "exact search over 60 voters")
+    [OccamBoundClassifier] exact search over 60 voters
+    """
+    print(f"[{label}] {message}", flush=True)
 
 
 @dataclass(frozen=True)
@@ -29,7 +49,9 @@ class FitSpec:
     solver : {"auto", "lbfgs", "adam"}
         How the bound is minimised.
     max_epochs, batch_size, learning_rate, early_stopping_patience
-        The iterative solvers' budget and Adam's settings.
+        The iterative solvers' budget and Adam's settings. ``max_epochs=0`` deploys the
+        untrained start (the prior plus a ``0.01 N(0, I)`` noise): an estimator's
+        ``solver="none"``.
     device : str or torch.device
         Torch device of the training.
     verbose : int
@@ -58,7 +80,7 @@ class FitSpec:
     def log(self, message):
         """Print a progress line when ``verbose``."""
         if self.verbose:
-            print(f"[{self.label}] {message}", flush=True)
+            progress(self.label, message)
 
 
 @dataclass

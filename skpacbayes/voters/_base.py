@@ -8,19 +8,94 @@ half for voters grown on half of the sample, the rows that did not build them fo
 stumps built from a few rows).
 """
 
+import os
+import sys
 from numbers import Integral
+from pathlib import Path
 
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["BaseVoters"]
+__all__ = ["DOCS_URL_ENV", "N_JOBS", "BaseVoters", "DocLinkMixin"]
+
+#: ``n_jobs`` as scikit-learn reads it: None, a positive count, or -1, -2, ... (every core,
+#: every core but one, ...); 0 means nothing and is refused (``InvalidParameterError``)
+N_JOBS = [
+    None,
+    Interval(Integral, None, -1, closed="right"),
+    Interval(Integral, 1, None, closed="left"),
+]
 
 # Budget for the temporaries of one chunk of rows in ``votes`` (the output
 # matrix itself is not counted: it is what the caller asked for).
 _CHUNK_BYTES = 64 * 2**20
+
+#: environment variable naming the base URL of the built HTML documentation
+DOCS_URL_ENV = "SKPACBAYES_DOCS_URL"
+#: the modules whose API pages exist (``docs/api.rst``), where a public class is looked up
+_DOCUMENTED_MODULES = ("skpacbayes", "skpacbayes.voters", "skpacbayes.model_selection")
+
+
+def docs_base_url():
+    """Base URL of the built HTML documentation, or ``""`` where none is known.
+
+    ``$SKPACBAYES_DOCS_URL`` when set (for instance the address the docs are served from);
+    otherwise the documentation built in this checkout (``docs/_build/html`` beside the
+    package, by ``docs/build.sh``) when its ``index.html`` exists, as a ``file://`` URL.
+
+    Returns
+    -------
+    url : str
+        Ends with ``/``, or is empty.
+
+    Examples
+    --------
+    >>> import os
+    >>> from skpacbayes.voters._base import docs_base_url
+    >>> os.environ["SKPACBAYES_DOCS_URL"] = "https://example.org/skpacbayes"
+    >>> docs_base_url()
+    'https://example.org/skpacbayes/'
+    >>> del os.environ["SKPACBAYES_DOCS_URL"]
+    """
+    url = os.environ.get(DOCS_URL_ENV, "")
+    if not url:
+        built = Path(__file__).resolve().parents[2] / "docs" / "_build" / "html"
+        url = built.as_uri() if (built / "index.html").is_file() else ""
+    return url if not url or url.endswith("/") else url + "/"
+
+
+class DocLinkMixin:
+    """The link of an estimator's HTML repr to its page of the built API reference.
+
+    scikit-learn's HTML repr (``_repr_html_``, shown by Jupyter) links each estimator to
+    the page ``_get_doc_link`` returns. Here that is
+    ``<base>gen_modules/generated/<module>.<Name>.html`` (the pages of ``docs/api.rst``),
+    with ``<base>`` from :func:`docs_base_url` and ``<module>.<Name>`` the public name of
+    the estimator's class, or of its nearest documented parent; no link where no built
+    documentation is known.
+    """
+
+    _doc_link_module = "skpacbayes"
+
+    @property
+    def _doc_link_template(self):
+        return docs_base_url() + "gen_modules/generated/{page}.html"
+
+    def _doc_link_url_param_generator(self):
+        for cls in type(self).__mro__:
+            for name in _DOCUMENTED_MODULES:
+                if getattr(sys.modules.get(name), cls.__name__, None) is cls:
+                    return {"page": f"{name}.{cls.__name__}"}
+        return None
+
+    def _get_doc_link(self):
+        if not docs_base_url() or self._doc_link_url_param_generator() is None:
+            return ""
+        return super()._get_doc_link()
 
 
 def _votes_dtype(n_classes):
@@ -55,7 +130,7 @@ def _n_chunk_rows(n_rows, row_bytes, chunk_size):
     return max(1, min(n_rows, _CHUNK_BYTES // max(1, int(row_bytes))))
 
 
-class BaseVoters(BaseEstimator):
+class BaseVoters(DocLinkMixin, BaseEstimator):
     """Base class of the voter banks (not to be used directly).
 
     A subclass implements ``_fit(X, y_encoded)`` (which must set ``n_voters_``,
@@ -151,6 +226,13 @@ class BaseVoters(BaseEstimator):
         >>> bank.classes_, bank.n_voters_
         (array(['a', 'b'], dtype='<U1'), 2)
         """
+        if "dask" in sys.modules and any(map(sys.modules["dask"].is_dask_collection, (X, y))):
+            raise ValueError(
+                f"{type(self).__name__}.fit holds its rows in memory and does not take a dask "
+                "array. On a dask array, fit a certified estimator on StumpBank(...) or "
+                "PrefitVoters(...): it builds them without a pass over the rows (see the "
+                "scaling-out page). Or pass X.compute() when the rows fit in memory."
+            )
         with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X (inf - inf)
             X, y = validate_data(
                 self, X, y, accept_sparse="csr", dtype=self._X_dtype, ensure_all_finite=True

@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._base import _check_float32_range
+from ._base import N_JOBS, _check_float32_range
 from ._members import MemberVoters, _Member
 
 __all__ = ["SplitForest"]
@@ -164,7 +164,7 @@ class SplitForest(MemberVoters):
         "n_estimators": [Interval(Integral, 1, None, closed="left"), None],
         "split": [StrOptions({"cross", "single"})],
         "stratify": ["boolean"],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS,
         "random_state": ["random_state"],
     }
 

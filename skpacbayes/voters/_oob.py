@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import _check_float32_range
+from ._base import N_JOBS, _check_float32_range
 from ._members import MemberVoters, _Member
 
 __all__ = ["OutOfBagVoters"]
@@ -253,7 +253,7 @@ class OutOfBagVoters(MemberVoters):
         ],
         "bootstrap": ["boolean", None],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS,
     }
 
     _is_split = True
@@ -263,6 +263,7 @@ class OutOfBagVoters(MemberVoters):
         self,
         estimator=None,
         n_estimators=None,
+        *,
         max_samples=None,
         bootstrap=None,
         random_state=None,

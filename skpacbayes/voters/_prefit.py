@@ -19,6 +19,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import N_JOBS
 from ._members import MemberVoters, _as_tree_input, _Member
 
 __all__ = ["PrefitVoters", "SampleReuseWarning"]
@@ -479,7 +480,7 @@ class PrefitVoters(MemberVoters):
 
     _parameter_constraints: dict = {
         "estimators": [list, tuple, HasMethods(["predict"])],
-        "n_jobs": [Integral, None],
+        "n_jobs": N_JOBS,
     }
 
     _X_dtype = None

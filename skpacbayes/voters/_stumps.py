@@ -193,8 +193,8 @@ class StumpBank(BaseVoters):
     def __init__(
         self,
         n_thresholds=10,
-        feature_range=None,
         *,
+        feature_range=None,
         build_size="auto",
         spacing=None,
         random_state=None,

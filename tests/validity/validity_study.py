@@ -246,7 +246,6 @@ class Config:
             return BoundSelectionClassifier(candidates, delta=delta)
         kwargs = {
             "voters": voters,
-            "estimator": voters,  # CertifiedVoteClassifier's name for the ensemble
             "posterior": self.posterior,
             "delta": delta,
             "max_epochs": max_epochs,
