@@ -130,9 +130,9 @@ def test_per_class_bounds_certify_each_class_at_its_share(three_parts):
     assert clf.bound_ == binomial_inv_upper(int(wrong.sum()), len(y_bound), share)
     assert clf.recompute_bound(0.1) == clf.bound_
     assert not hasattr(
-        HoldOutBoundClassifier(PrefitVoters(model)).fit(X_bound, y_bound), "class_bounds_"
+        HoldOutBoundClassifier(voters=PrefitVoters(model)).fit(X_bound, y_bound), "class_bounds_"
     )
-    refit = HoldOutBoundClassifier(PrefitVoters(model), per_class=True).fit(X_bound, y_bound)
+    refit = HoldOutBoundClassifier(voters=PrefitVoters(model), per_class=True).fit(X_bound, y_bound)
     assert not hasattr(refit.set_params(per_class=False).fit(X_bound, y_bound), "class_bounds_")
     # a class without held-out rows is certified at the trivial bound 1
     keep = y_bound != "eel"
@@ -158,7 +158,7 @@ def test_per_class_on_the_hold_out_forests_and_certified_vote(three_parts):
 
     X_fit, y_fit, X_bound, y_bound, X_fresh = three_parts
     forest = RandomForestClassifier(n_estimators=5, max_depth=3)
-    clf = HoldOutBoundClassifier(forest, validation_fraction=(0.2, 0.5), per_class=True)
+    clf = HoldOutBoundClassifier(voters=forest, validation_fraction=(0.2, 0.5), per_class=True)
     clf.set_params(random_state=0).fit(X_fit, y_fit)
     held = clf.validation_indices_
     wrong = clf.predict(X_fit[held]) != y_fit[held]
@@ -167,7 +167,9 @@ def test_per_class_on_the_hold_out_forests_and_certified_vote(three_parts):
         int(wrong[y_fit[held] == k].sum()) for k in clf.classes_
     )
     assert clf.bound_ == binomial_inv_upper(int(wrong.sum()), held.size, 0.05 / 8)
-    vote = CertifiedVoteClassifier(forest, validation_fraction=0.5, n_folds=1, per_class=True)
+    vote = CertifiedVoteClassifier(
+        voters=forest, validation_fraction=0.5, n_folds=1, per_class=True
+    )
     vote.set_params(random_state=0).fit(X_fit, y_fit)
     np.testing.assert_array_equal(vote.class_bounds_, vote.best_estimator_.class_bounds_)
     assert all(c["kind"] != "out_of_bag" for c in vote.candidates_)
@@ -301,7 +303,7 @@ def test_a_grown_forest_is_certified_on_the_errors_of_predict_on_dask_arrays():
     X = rng.normal(size=(1200, 3))
     y = rng.integers(0, 2, size=1200)
     clf = HoldOutBoundClassifier(
-        RandomForestClassifier(n_estimators=2, max_depth=2), train_size=400, random_state=0
+        voters=RandomForestClassifier(n_estimators=2, max_depth=2), train_size=400, random_state=0
     ).fit(da.from_array(X, chunks=400), da.from_array(y, chunks=400))
     held = clf.validation_indices_
     votes = clf.voters_.votes(X[held])

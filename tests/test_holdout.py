@@ -20,7 +20,7 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
 from skpacbayes.bounds import kl_inv_upper
-from skpacbayes.classifiers._hold_out import validation_rows
+from skpacbayes.classifiers._held_out_rows import validation_rows
 from skpacbayes.objectives import TestSet
 from skpacbayes.voters import SplitForest
 

@@ -29,13 +29,13 @@ from skpacbayes.classifiers._base import validate_training_data
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS
 from skpacbayes.classifiers._first_order import FirstOrderBoundClassifier
 from skpacbayes.classifiers._fit_params import reject_fit_params
-from skpacbayes.classifiers._hold_out import (
+from skpacbayes.classifiers._held_out_rows import (
     DEFAULT_FRACTIONS,
     DEFAULT_N_ESTIMATORS,
-    HoldOutBoundClassifier,
     _fractions,
     validation_rows,
 )
+from skpacbayes.classifiers._hold_out import HoldOutBoundClassifier
 from skpacbayes.classifiers._out_of_core import refuse_dask_input
 from skpacbayes.classifiers._second_order import SecondOrderBoundClassifier
 from skpacbayes.engine.certificate import shares_within
@@ -173,7 +173,7 @@ class _FoldHoldOut(HoldOutBoundClassifier):
     """A hold-out certified on another fold of the same permutation of the rows.
 
     Same parameters and seed as :class:`~skpacbayes.HoldOutBoundClassifier`, with the
-    held-out rows of :func:`~skpacbayes.classifiers._hold_out.validation_rows` taken from block
+    held-out rows of :func:`~skpacbayes.classifiers._held_out_rows.validation_rows` taken from block
     ``fold`` of the permutation instead of the first block: the folds of one fraction
     are disjoint (fold 1 of ``0.5`` is the other half), and each is drawn from the seed
     and the sample size alone, so the test-set bound applies to each

@@ -15,7 +15,6 @@ equal to the prior (KL = 0), and is the line any learned posterior has to beat.
 """
 
 import time
-import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -23,7 +22,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes.classifiers._base import (
@@ -34,250 +32,31 @@ from skpacbayes.classifiers._base import (
 )
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_delta
 from skpacbayes.classifiers._fit_params import reject_fit_params
+from skpacbayes.classifiers._held_out_rows import (
+    DEFAULT_FRACTIONS,
+    DEFAULT_N_ESTIMATORS,
+    RecodedVoters,
+    _class_vote_errors,
+    _fractions,
+    grown_voters,
+    training_rows,
+    validation_rows,
+)
 from skpacbayes.classifiers._out_of_core import dask_rows
+from skpacbayes.classifiers._stream import StreamMixin
 from skpacbayes.engine.certify import certify_test_set
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.spec import progress
 from skpacbayes.engine.vote import weighted_vote_scores
 from skpacbayes.objectives import TestSet
-from skpacbayes.voters._base import DocLinkMixin, _check_float32_range
+from skpacbayes.voters._base import DocLinkMixin
 
-__all__ = ["HoldOutBoundClassifier", "training_rows", "validation_rows"]
-
-#: Trees of the forest grown on the training rows when ``voters`` is None.
-DEFAULT_N_ESTIMATORS = 200
-#: Default validation fractions: a held-out share that doubles, then grows 2.5-fold, from a
-#: tenth (tens of thousands of rows: the vote barely weakens, the bound is already tight) to
-#: a half (hundreds of rows: the bound needs every held-out row it can get).
-DEFAULT_FRACTIONS = (0.1, 0.2, 0.5)
+__all__ = ["HoldOutBoundClassifier"]
 
 
-def validation_rows(n_samples, fraction, seed, fold=0):
-    """Training and held-out row indices, drawn from the seed and the sample size alone.
-
-    The held-out rows are the entries ``fold * n_held`` to ``(fold + 1) * n_held - 1``
-    (the last fold cut at ``n_samples``) of a permutation of ``range(n_samples)`` seeded
-    by ``seed``, with ``n_held = ceil(fraction * n_samples)`` (at least one row on each
-    side). Neither ``X`` nor ``y`` is read, so the held-out rows are an i.i.d. sample
-    independent of the training rows (no stratification: a split that looks at the
-    labels ties the two sides' class counts together). For the same seed, a larger
-    fraction holds out a superset of the rows of fold 0, and the folds of one fraction
-    are disjoint (fold 1 of ``0.5`` is the other half).
-
-    Parameters
-    ----------
-    n_samples : int
-        Number of rows (at least 2).
-    fraction : float in (0, 1)
-        Share of the rows held out.
-    seed : int
-        Seed of the permutation.
-    fold : int, default=0
-        Which block of ``n_held`` rows of the permutation is held out; it must start
-        inside the permutation and leave at least one row to train on.
-
-    Returns
-    -------
-    train : ndarray of int
-        Sorted indices of the rows the ensemble is grown on.
-    held_out : ndarray of int
-        Sorted indices of the rows its vote is certified on.
-
-    Examples
-    --------
-    >>> from skpacbayes.classifiers._hold_out import validation_rows
-    >>> train, held_out = validation_rows(10, 0.25, seed=0)
-    >>> train.size, held_out.size
-    (7, 3)
-    >>> sorted(set(train) | set(held_out)) == list(range(10))
-    True
-    >>> other = validation_rows(10, 0.25, seed=0, fold=1)[1]
-    >>> other.size, set(other) & set(held_out)
-    (3, set())
-    """
-    n_held = min(max(int(np.ceil(fraction * n_samples)), 1), n_samples - 1)
-    start = int(fold) * n_held
-    if not 0 <= start < n_samples or n_samples - min(n_held, n_samples - start) < 1:
-        raise ValueError(
-            f"Fold {fold} of validation_fraction={fraction} does not fit in {n_samples} rows: "
-            f"{fold} disjoint held-out sets of {n_held} rows come before it."
-        )
-    perm = np.random.RandomState(seed).permutation(n_samples)
-    held = perm[start : start + n_held]
-    train = np.concatenate([perm[:start], perm[start + n_held :]])
-    return np.sort(train), np.sort(held)
-
-
-def training_rows(n_samples, train_size, seed):
-    """The ``train_size`` rows the voters are grown on, drawn from the seed and ``n_samples``.
-
-    ``train_size`` distinct rows drawn uniformly without replacement by
-    ``numpy.random.default_rng(seed)``; neither ``X`` nor ``y`` is read, so every other row
-    is an i.i.d. sample independent of them. The draw takes memory in ``train_size``, not in
-    ``n_samples``.
-
-    Parameters
-    ----------
-    n_samples : int
-        Number of rows.
-    train_size : int
-        Rows drawn, ``1 <= train_size <= n_samples - 1`` (at least one row is held out).
-    seed : int
-        Seed of the draw.
-
-    Returns
-    -------
-    train : ndarray of int
-        Sorted indices of the drawn rows.
-
-    Examples
-    --------
-    >>> from skpacbayes.classifiers._hold_out import training_rows
-    >>> training_rows(10, 3, seed=0).size
-    3
-    """
-    if not 1 <= train_size <= n_samples - 1:
-        raise ValueError(
-            f"train_size={train_size} must leave at least one of the n_samples={n_samples} "
-            "rows to certify on: 1 <= train_size <= n_samples - 1."
-        )
-    return np.sort(np.random.default_rng(seed).choice(n_samples, size=train_size, replace=False))
-
-
-class RecodedVoters:
-    """A fitted bank whose votes are mapped by ``codes`` (its classes -> the estimator's).
-
-    Parameters
-    ----------
-    voters : voter bank
-        Fitted.
-    codes : ndarray of int
-        ``codes[i]``: index, among ``n_classes``, of the bank's class ``i``.
-    n_classes : int
-        Number of classes of the mapped votes.
-    """
-
-    def __init__(self, voters, codes, n_classes):
-        self.voters = voters
-        self.codes = np.asarray(codes)
-        self.n_classes_ = int(n_classes)
-        self.n_voters_ = voters.n_voters_
-
-    def votes(self, X):
-        """Votes of the bank on ``X``, mapped by ``codes``."""
-        return self.codes[self.voters.votes(X)]
-
-
-def grown_voters(voters, X, y, seed, n_jobs):
-    """A fitted voter bank grown on ``(X, y)`` only (the training rows of a hold-out).
-
-    Parameters
-    ----------
-    voters : voter bank, scikit-learn classifier or None
-        A bank is cloned and fitted (``PrefitVoters`` of one model: the model itself,
-        :meth:`~skpacbayes.voters.PrefitVoters.deployed_voters`); a classifier is cloned,
-        fitted and its members become the voters (:class:`~skpacbayes.voters.PrefitVoters`);
-        ``None`` grows ``RandomForestClassifier(n_estimators=200)``.
-    X, y : ndarray
-        The training rows.
-    seed : int
-        ``random_state`` of the bank or classifier when it has one left at None.
-    n_jobs : int or None
-        ``n_jobs`` of the bank or classifier when it has one left at None.
-
-    Returns
-    -------
-    bank : fitted voter bank
-    """
-    from sklearn.ensemble import RandomForestClassifier
-
-    from skpacbayes.voters import PrefitVoters, SampleReuseWarning
-
-    if voters is not None and hasattr(voters, "votes"):
-        bank = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
-        # prefit models: the model itself, if one (as with every row, _fit_halves)
-        return bank.deployed_voters() if hasattr(bank, "deployed_voters") else bank
-    if voters is None:
-        voters = RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS)
-    if _grows_trees(voters):  # sklearn's own error would not say what is wrong with X
-        _check_float32_range(X, type(voters).__name__)
-    est = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
-    with warnings.catch_warnings():
-        # the members were grown on exactly these rows on purpose: the bound reads only the
-        # held-out rows, so the same-rows warning of PrefitVoters does not apply here
-        warnings.simplefilter("ignore", SampleReuseWarning)
-        return PrefitVoters(est, n_jobs=n_jobs).fit(X, y)
-
-
-def _grows_trees(estimator):
-    """Whether ``estimator`` grows scikit-learn decision trees (on float32 features)."""
-    from sklearn.ensemble import (
-        AdaBoostClassifier,
-        BaggingClassifier,
-        ExtraTreesClassifier,
-        GradientBoostingClassifier,
-        RandomForestClassifier,
-    )
-    from sklearn.tree import BaseDecisionTree
-
-    if isinstance(estimator, AdaBoostClassifier | BaggingClassifier):  # None: a tree
-        return estimator.estimator is None or _grows_trees(estimator.estimator)
-    trees = (BaseDecisionTree, RandomForestClassifier, ExtraTreesClassifier)
-    return isinstance(estimator, (*trees, GradientBoostingClassifier))
-
-
-def _fractions(value):
-    """The validation fractions as a tuple of distinct floats in (0, 1), or None."""
-    if value is None:
-        return None
-    if isinstance(value, Real) and not isinstance(value, bool):
-        values = [value]
-    else:
-        try:
-            values = list(value)
-        except TypeError:
-            values = [value]
-    ok = len(values) > 0 and all(
-        isinstance(v, Real) and not isinstance(v, bool) and 0.0 < float(v) < 1.0 for v in values
-    )
-    if not ok:
-        raise ValueError(
-            "validation_fraction must be None, a float in (0, 1) or a non-empty sequence of "
-            f"floats in (0, 1); got {value!r}."
-        )
-    values = [float(v) for v in values]
-    if len(set(values)) != len(values):
-        raise ValueError(f"validation_fraction holds duplicates: {value!r}.")
-    return tuple(values)
-
-
-def _class_vote_errors(votes, codes, y_idx, n_classes):
-    """Errors of what ``predict`` returns, the plain vote (ties to the first class), votes
-    mapped by ``codes``: the errors and the rows of each true class."""
-    from skpacbayes.engine.vote import vote_errors
-
-    ones = np.ones(votes.shape[1])
-    wrong = vote_errors(codes[votes], y_idx, ones, n_classes, ties="first")
-    return (
-        np.bincount(y_idx[wrong], minlength=n_classes),
-        np.bincount(y_idx, minlength=n_classes),
-    )
-
-
-def _has_fixed_voters(estimator):
-    """``partial_fit`` exists only with fixed voters (PrefitVoters): else say why it does not."""
-    from skpacbayes.voters import PrefitVoters
-
-    if not isinstance(estimator.voters, PrefitVoters):
-        raise AttributeError(
-            "partial_fit certifies fixed voters on a stream: it needs voters=PrefitVoters("
-            "model) (or a list of models) fitted beforehand on other data; got "
-            f"{type(estimator.voters).__name__}."
-        )
-    return True
-
-
-class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, BaseEstimator):
+class HoldOutBoundClassifier(
+    StreamMixin, _VotersParamsMixin, ClassifierMixin, DocLinkMixin, BaseEstimator
+):
     """Plain vote of an ensemble, certified on rows it never saw (test-set bound).
 
     **Fraction protocol** (``validation_fraction`` a float or a sequence of ``K``
@@ -734,163 +513,6 @@ class HoldOutBoundClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
             self.class_bounds_ = np.array(self.certificate_.details["class_bounds"])
         elif hasattr(self, "class_bounds_"):  # from an earlier fit with per_class=True
             del self.class_bounds_
-
-    @available_if(_has_fixed_voters)
-    def partial_fit(self, X, y, classes=None, **fit_params):
-        """Add labelled rows of a stream and update the time-uniform certificate.
-
-        With fixed voters, ``voters=PrefitVoters(...)`` fitted beforehand on other data (the
-        deployed classifier is the one of :meth:`fit`: one model's own ``predict``, or the
-        plain vote of a list), each call counts the errors of ``predict`` on the new rows
-        and certifies the rows read so far by a confidence sequence
-        (:func:`~skpacbayes.bounds.binomial_anytime_upper`): with probability at least
-        ``1 - delta``, EVERY ``bound_`` (and ``class_bounds_``) reported along the stream
-        holds at once, so the stream may be read after every batch and stopped whenever
-        you like. ``bound_`` is the smallest value reported so far. With ``per_class=True``
-        ``delta`` is split evenly over the overall and the ``K`` class statements
-        (:ref:`Proposition 5b <theory-streaming>`).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            New rows, i.i.d. draws from the distribution of the stream, never seen by the
-            voters. A dask array is counted in one pass, block by block.
-        y : {array-like, dask array} of shape (n_samples,)
-            Their labels (among the classes the voters know; one class is enough).
-        classes : array-like of shape (n_classes,), default=None
-            scikit-learn's argument of a first ``partial_fit``: the classes are those the
-            voters know (``PrefitVoters.known_classes``); when given, it must hold them
-            all (a ``ValueError`` otherwise).
-        **fit_params : dict
-            Not supported (a ``TypeError`` names the estimator).
-
-        Returns
-        -------
-        self : object
-            The estimator, its certificate updated.
-
-        Raises
-        ------
-        AttributeError
-            If ``voters`` is not a :class:`~skpacbayes.voters.PrefitVoters` (voters grown
-            on the rows are not fixed: the estimator then has no ``partial_fit``).
-        ValueError
-            If ``validation_fraction`` or ``train_size`` is set, if the estimator was
-            fitted with :meth:`fit` (its certificate is not a stream's:
-            ``sklearn.base.clone`` it first), or if ``voters``, ``delta`` or ``per_class``
-            changed since the first call.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import make_classification
-        >>> from sklearn.linear_model import LogisticRegression
-        >>> from skpacbayes import HoldOutBoundClassifier
-        >>> from skpacbayes.voters import PrefitVoters
-        >>> X, y = make_classification(n_samples=5000, random_state=0)
-        >>> model = LogisticRegression().fit(X[:1000], y[:1000])
-        >>> clf = HoldOutBoundClassifier(voters=PrefitVoters(model))
-        >>> for start in range(1000, 5000, 1000):  # four batches
-        ...     _ = clf.partial_fit(X[start : start + 1000], y[start : start + 1000])
-        >>> clf.n_samples_seen_, bool(clf.certificate_.train_error < clf.bound_ < 0.2)
-        (4000, True)
-        """
-        from sklearn.base import clone
-        from sklearn.utils.multiclass import check_classification_targets
-
-        from skpacbayes.classifiers._out_of_core import dask_training_data, fit_voters
-
-        reject_fit_params(self, fit_params)
-        first = not hasattr(self, "_stream")
-        settings = {"voters": self.voters, "delta": self.delta, "per_class": self.per_class}
-        if first:
-            self._check_stream_params()
-        elif any(settings[k] is not v and settings[k] != v for k, v in self._stream[2].items()):
-            raise ValueError(
-                "voters, delta and per_class are fixed for a stream (every bound reported along "
-                "it shares them); they changed since the first partial_fit. Start a new stream "
-                "on an unfitted copy (sklearn.base.clone(estimator))."
-            )
-        out_of_core = is_dask_input(X, y)
-        if out_of_core:
-            from skpacbayes.engine.dask_passes import DaskVotePasses, label_indices
-
-            n_features = getattr(self, "n_features_in_", None)
-            X, y, labels = dask_training_data(self, X, y, min_classes=1)
-            if not first and X.shape[1] != n_features:
-                raise ValueError(
-                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                    f"{n_features} features as input."
-                )
-        else:
-            from skpacbayes.engine.passes import VotePasses
-
-            with np.errstate(invalid="ignore"):
-                X, y = validate_data(
-                    self, X, y, reset=first, accept_sparse="csr", dtype=[np.float64, np.float32]
-                )
-            check_classification_targets(y)
-            labels = np.unique(y)
-        if first:
-            bank = clone(self.voters)
-            known = bank.known_classes()
-            if classes is not None and not np.array_equal(np.unique(classes), known):
-                raise ValueError(
-                    f"classes={np.asarray(classes).tolist()!r} differs from the classes the "
-                    f"prefit voters know, {known.tolist()!r}: they are the stream's classes."
-                )
-            fit_voters(bank, X, known)
-            self.voters_ = bank.deployed_voters()
-            self.classes_ = np.asarray(self.voters_.classes_)
-            self._codes = np.arange(self.classes_.size)
-            self.weights_ = np.ones(self.voters_.n_voters_)
-            self.validation_fraction_ = self.half_ = self.validation_indices_ = None
-            self.n_iter_ = 0
-        unknown = labels[~np.isin(labels, self.classes_)]
-        if unknown.size:
-            raise ValueError(
-                f"y contains labels {unknown[:5].tolist()!r} that the prefit voters do not know "
-                f"(their classes_ are {self.classes_.tolist()!r})."
-            )
-        n_classes = self.classes_.size
-        if out_of_core:
-            passes = DaskVotePasses(self.voters_, X)
-            y_idx = label_indices(y, self.classes_)
-        else:
-            passes = VotePasses(self.voters_, X, keep_bytes=0)
-            y_idx = np.searchsorted(self.classes_, y)
-        errors, sizes = passes.class_vote_errors(
-            y_idx, self.weights_, n_classes, np.ones(X.shape[0], dtype=bool), ties="first"
-        )
-        previous = None if first else self.certificate_
-        if not first:
-            errors, sizes = errors + self._stream[0], sizes + self._stream[1]
-        self._stream = (errors, sizes, settings)
-        self.n_samples_seen_ = int(sizes.sum())
-        self._set_certificate(
-            0, [int(errors.sum())], [self.n_samples_seen_], self.voters_.n_voters_,
-            [(errors, sizes)], anytime=True, previous=previous,
-        )  # fmt: skip
-        self.bound_ = self.certificate_.value
-        return self
-
-    def _check_stream_params(self):
-        """The parameters ``partial_fit`` accepts: fixed voters, no split of the rows."""
-        self._validate_params()
-        if hasattr(self, "certificate_"):
-            raise ValueError(
-                f"This {type(self).__name__} was fitted with fit; partial_fit certifies a "
-                "stream from its first row on. Call partial_fit on an unfitted copy "
-                "(sklearn.base.clone(estimator))."
-            )
-        fraction = self.validation_fraction
-        if self.train_size is not None or not (
-            fraction is None or (isinstance(fraction, str) and fraction == "auto")
-        ):
-            raise ValueError(
-                "partial_fit certifies every row it is given: leave validation_fraction at "
-                f"'auto' (or None) and train_size at None (got validation_fraction={fraction!r}, "
-                f"train_size={self.train_size!r})."
-            )
 
     def recompute_bound(self, delta):
         """Certificate of the deployed vote at another confidence level.
