@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import special
 
-import skpacbayes.partition as P
 from skpacbayes.partition import (
     DirichletSplitScan,
     _solvers,
@@ -27,6 +26,8 @@ from skpacbayes.partition import (
     scaled_cstar_lower,
     scaled_pbar_lower,
 )
+from skpacbayes.partition import _exact as P_exact
+from skpacbayes.partition import _solvers as P_solvers
 
 VECTORS = Path(__file__).resolve().parent / "data"
 HYP = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -332,37 +333,37 @@ def test_exact_engines_agree(n, kind, seed):
         a = rng.choice(rng.random(3), n) * (1 + 1e-12 * rng.integers(0, 2, n))
     else:
         a = rng.random(n) * 10.0 ** rng.integers(-120, 120, n)
-    w, _ = P._exact_ints(np.sort(a)[::-1])
+    w, _ = P_exact._exact_ints(np.sort(a)[::-1])
     g = math.gcd(*w)
     w = [x // g for x in w]
     target = (sum(w) + 1) // 2
-    halves, _ = P._split_groups(P._groups(w))
-    ref, chosen = P._mitm_python(halves, target)
+    halves, _ = P_solvers._split_groups(P_solvers._groups(w))
+    ref, chosen = P_solvers._mitm_python(halves, target)
     assert sum(w[i] for i in chosen) == ref >= target
-    value, chosen = P._mitm(w, target, 1 << 12)
+    value, chosen = P_solvers._mitm(w, target, 1 << 12)
     assert value == ref == sum(w[i] for i in chosen)
-    pairs = P._mitm_pairs(halves, target, sum(w), len(w))
+    pairs = P_solvers._mitm_pairs(halves, target, sum(w), len(w))
     if pairs is not None:
         assert pairs[0] == ref == sum(w[i] for i in pairs[1])
     for bits in (6, 12, 20):
-        low, _ = P._dp_lower(w, target, bits)
+        low, _ = P_solvers._dp_lower(w, target, bits)
         assert low <= ref
     for shift in (8, 16):
-        low = P._grid_lower(w, target, max(1, sum(w) >> shift), 3, 1 << 24)
+        low = P_solvers._grid_lower(w, target, max(1, sum(w) >> shift), 3, 1 << 24)
         assert low is not None and low <= ref
 
 
 def test_window_fallback_to_exact_pairs(monkeypatch):
     rng = np.random.default_rng(0)
     a = np.round(rng.random(20), 3) + 0.001  # clustered sums: many window candidates
-    w, _ = P._exact_ints(np.sort(a)[::-1])
+    w, _ = P_exact._exact_ints(np.sort(a)[::-1])
     g = math.gcd(*w)
     w = [x // g for x in w]
     target = (sum(w) + 1) // 2
-    halves, _ = P._split_groups(P._groups(w))
-    ref = P._mitm_python(halves, target)[0]
+    halves, _ = P_solvers._split_groups(P_solvers._groups(w))
+    ref = P_solvers._mitm_python(halves, target)[0]
     monkeypatch.setattr(_solvers, "_CAND_CAP", 0)
-    assert P._mitm(w, target, 1 << 12)[0] == ref
+    assert P_solvers._mitm(w, target, 1 << 12)[0] == ref
 
 
 def test_grid_and_dp_paths_on_structured_input():

@@ -15,12 +15,8 @@ Everything is vectorized (no Python loop over elements), works for ``float32`` a
 """
 
 # Layout: _elementary.py holds the normal tails, the Gauss-Legendre rules and the Gamma
-# series; _betainc.py holds I_{1/2}(a, b) (its private evaluation paths are re-exported for
-# the tests that compare them).
-from ._betainc import _betainc_half_cf as _betainc_half_cf
-from ._betainc import _betainc_half_cf_train as _betainc_half_cf_train
-from ._betainc import _betainc_half_quad as _betainc_half_quad
-from ._betainc import _betainc_half_quad_train as _betainc_half_quad_train
+# series; _betainc.py holds I_{1/2}(a, b) (the tests compare its private evaluation paths
+# there).
 from ._betainc import betainc_half
 from ._elementary import (
     digamma_minus_log,

@@ -40,8 +40,8 @@ are built on the same machinery.
 #   _terms.py        the (b~, c~) terms of the Categorical, Dirichlet and Gaussian families
 #   _split_scan.py   the two-set scan of Dirichlet posteriors on split voters
 
-# Private helpers that the tests exercise directly are re-exported with "as"; module
-# constants (e.g. ``_solvers._CAND_CAP``) must be patched in the module that reads them.
+# Tests exercise private helpers in the module that holds them (e.g. ``_solvers._mitm``);
+# module constants (e.g. ``_solvers._CAND_CAP``) must be patched there too.
 from ._certificates import (
     CstarCertificate,
     PbarCertificate,
@@ -51,16 +51,7 @@ from ._certificates import (
     scaled_cstar_lower,
     scaled_pbar_lower,
 )
-from ._exact import _exact_ints as _exact_ints
-from ._solvers import _dp_lower as _dp_lower
-from ._solvers import _grid_lower as _grid_lower
-from ._solvers import _groups as _groups
-from ._solvers import _mitm as _mitm
-from ._solvers import _mitm_pairs as _mitm_pairs
-from ._solvers import _mitm_python as _mitm_python
-from ._solvers import _split_groups as _split_groups
 from ._split_scan import DirichletSplitScan, dirichlet_split_c_tilde
-from ._terms import BETAINC_ALLOWANCE as BETAINC_ALLOWANCE
 from ._terms import (
     categorical_partition_terms,
     dirichlet_partition_terms,
