@@ -7,12 +7,11 @@ import math
 import numpy as np
 import torch
 
+from skpacbayes.engine.problem import ROW_CHUNK
 from skpacbayes.engine.spec import make_posterior
 from skpacbayes.engine.statistics import EvaluationGroup
 
 __all__ = ["mixture_scores", "mixture_win_probabilities"]
-
-_R_CHUNK = 16384
 
 
 def mixture_scores(posteriors, natural, mixture, groups, votes, decide=False):
@@ -31,8 +30,8 @@ def mixture_scores(posteriors, natural, mixture, groups, votes, decide=False):
     ]
     parts = []
     with torch.no_grad():
-        for s in range(0, votes.shape[0], _R_CHUNK):
-            rows = slice(s, s + _R_CHUNK)
+        for s in range(0, votes.shape[0], ROW_CHUNK):
+            rows = slice(s, s + ROW_CHUNK)
             chunk = [(post, nat, a, torch.from_numpy(v[rows])) for post, nat, a, v in halves]
             if decide and posteriors[0].n_classes > 2:
                 parts.append(_mixture_decision_scores(chunk))

@@ -19,7 +19,7 @@ from skpacbayes.posteriors._base import ClassVotes, ErrorMask
 
 __all__ = ["RowProblem", "error_matrix_bytes"]
 
-_R_CHUNK = 16384
+ROW_CHUNK = 16384  # rows per chunk of the losses (and of the mixture's win probabilities)
 _INDEX_BYTES = 2**30  # largest int64 vote indices the multi-class Gaussian training holds
 
 
@@ -86,7 +86,7 @@ class RowProblem:
         if uses_votes and hold_errors and 8 * sum(v.numel() for v in self.votes) <= _INDEX_BYTES:
             self._indices = [v.long() for v in self.votes]
             self.class_votes = [  # views of the int64 indices
-                [ClassVotes(ix[s : s + _R_CHUNK], self.n_classes, dtype) for s in _starts(ix)]
+                [ClassVotes(ix[s : s + ROW_CHUNK], self.n_classes, dtype) for s in _starts(ix)]
                 for ix in self._indices
             ]
 
@@ -184,11 +184,11 @@ class RowProblem:
         if rows is not None:
             return loss(votes[rows], labels[rows])
         if self.class_votes is None:
-            chunks = [votes[s : s + _R_CHUNK] for s in _starts(votes)]
+            chunks = [votes[s : s + ROW_CHUNK] for s in _starts(votes)]
         else:
             chunks = self.class_votes[g]
         parts = [
-            loss(chunk, labels[s : s + _R_CHUNK])
+            loss(chunk, labels[s : s + ROW_CHUNK])
             for s, chunk in zip(_starts(votes), chunks, strict=True)
         ]
         return torch.cat(parts, dim=-1)
@@ -226,8 +226,8 @@ def _error_matrix(votes, labels, dtype):
 
 
 def _starts(votes):
-    """First row of each chunk of ``_R_CHUNK`` rows."""
-    return range(0, votes.shape[0], _R_CHUNK)
+    """First row of each chunk of ``ROW_CHUNK`` rows."""
+    return range(0, votes.shape[0], ROW_CHUNK)
 
 
 def error_matrix_bytes(groups):
