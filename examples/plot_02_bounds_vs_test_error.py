@@ -76,14 +76,8 @@ display = BoundDisplay.from_estimators(
     title="breast cancer, delta = 0.05",
 )
 # Occam and Partition deploy the same single stump and certify it with the same number, so
-# their points coincide: Occam is drawn as a larger ring around Partition's marker, and the
-# legend redrawn to match.
-for points in display.ax_.collections:
-    if points.get_label() == "Occam":
-        points.set_sizes([200])
-        points.set_facecolor("none")
-        points.set_linewidth(1.5)
-display.ax_.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, borderaxespad=0)
+# their points coincide: the display draws the later one (Partition) as a larger ring around
+# the earlier one, so that neither is hidden.
 
 # %%
 # The same numbers as bars, sorted by bound. The VC bound, which does not use PAC-Bayes, is

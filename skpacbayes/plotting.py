@@ -137,10 +137,13 @@ class BoundDisplay:
         """Draw the points, their error bars and the diagonal.
 
         Each point has its own colour and marker and is named in a legend to the right of
-        the axes, so names never overlap. A figure created here (``ax=None``) uses
-        matplotlib's constrained layout, which keeps the legend inside the figure however it
-        is saved; on axes of your own, leave room for it (or save with
-        ``bbox_inches="tight"``).
+        the axes, so names never overlap. A point that falls on earlier ones (within 1 % of
+        the axes' range: two bounds that certify the same classifier with the same number)
+        is drawn as a larger ring around them, so that none is hidden.
+
+        A figure created here (``ax=None``) uses matplotlib's constrained layout, which keeps
+        the legend inside the figure however it is saved; on axes of your own, leave room for
+        it (or save with ``bbox_inches="tight"``).
 
         Parameters
         ----------
@@ -178,23 +181,25 @@ class BoundDisplay:
             elinewidth=1,
             capsize=2,
         )
-        # one colour and marker per point, named in a legend beside the axes: labels never
-        # overlap, however close the points are
-        markers = "osD^vP*X<>ph"
-        colors = plt.get_cmap("tab10").colors
-        for i, (name, x, y) in enumerate(
-            zip(self.names, self.test_errors, self.bounds, strict=True)
-        ):
-            ax.scatter(
-                [x],
-                [y],
-                marker=markers[i % len(markers)],
-                color=colors[i % len(colors)],
-                zorder=3,
-                label=name,
-            )
         top = float(max(np.max(self.bounds, initial=0.0), np.max(self.test_errors, initial=0.0)))
         top = min(1.0, 1.05 * top + 0.02)
+        # one colour and marker per point, named in a legend beside the axes: labels never
+        # overlap, however close the points are; a point on earlier ones is a larger ring
+        markers = "osD^vP*X<>ph"
+        colors = plt.get_cmap("tab10").colors
+        size = plt.rcParams["lines.markersize"] ** 2  # scatter's default area
+        xs, ys = np.asarray(self.test_errors, float), np.asarray(self.bounds, float)
+        for i, name in enumerate(self.names):
+            color = colors[i % len(colors)]
+            below = int(np.sum((np.abs(xs[:i] - xs[i]) <= 0.01 * top)
+                               & (np.abs(ys[:i] - ys[i]) <= 0.01 * top)))  # fmt: skip
+            style = {"color": color}
+            if below:
+                style = {"s": size * (1 + 1.2 * below) ** 2, "facecolors": "none",
+                         "edgecolors": color, "linewidths": 1.5}  # fmt: skip
+            ax.scatter(
+                [xs[i]], [ys[i]], marker=markers[i % len(markers)], zorder=3, label=name, **style
+            )
         ax.plot([0, top], [0, top], ls="--", color="0.7", lw=1, label="bound = test error")
         pad = 0.02 * top  # points on the edges (a bound of 1, an error of 0) stay whole
         ax.set_xlim(-pad, top + pad)

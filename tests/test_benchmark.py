@@ -474,3 +474,23 @@ def test_tables_print_no_empty_column():
     text = format_table(CompareResult("haberman", holdout, {"seeds": 1, "delta": 0.05}))
     assert "| HoldOut | 30.0 / 20.0 |" in text
     assert "reference" not in text  # no published figure for HoldOut, no Partition row
+
+
+def test_plot_coinciding_points_stay_visible():
+    """Points on earlier ones are drawn as larger hollow rings (none hidden); others as usual."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from skpacbayes.plotting import BoundDisplay
+
+    names = ["Occam", "FO", "Partition", "Bin"]
+    bounds, tests = [0.31, 0.45, 0.31, 0.311], [0.09, 0.05, 0.09, 0.0905]
+    ax = BoundDisplay(names, bounds, tests).plot().ax_
+    points = {c.get_label(): c for c in ax.collections if c.get_label() in names}
+    sizes = {name: float(points[name].get_sizes()[0]) for name in names}
+    assert sizes["Occam"] == sizes["FO"]  # the first of a pile, and a lone point: plain
+    assert sizes["Occam"] < sizes["Partition"] < sizes["Bin"]  # rings, larger and larger
+    for name in ("Partition", "Bin"):
+        assert points[name].get_facecolors().size == 0 or points[name].get_facecolors()[0][3] == 0
+    assert points["Occam"].get_facecolors()[0][3] > 0
