@@ -73,6 +73,8 @@ class VotePasses(TotalVoteErrors):
         Rows per chunk.
     """
 
+    out_of_core = False  # every row in the process: the row path holds them all
+
     def __init__(self, voters, X, keep_bytes=_KEEP_VOTES_BYTES, chunk_rows=_CHUNK_ROWS):
         self.voters = voters
         self.X = X
@@ -131,6 +133,10 @@ class VotePasses(TotalVoteErrors):
             errors += np.bincount(y_chunk[errs & in_rows], minlength=n_classes)
             sizes += np.bincount(y_chunk[in_rows], minlength=n_classes)
         return errors, sizes
+
+    def rows(self, indices, y_idx):
+        """The votes and labels of the rows ``indices`` (a training sample), as copies."""
+        return np.take(self.whole(), indices, axis=0), y_idx[indices]
 
     def whole(self):
         """The whole vote matrix (the per-row optimisers need it)."""
