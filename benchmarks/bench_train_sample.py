@@ -10,7 +10,7 @@ bound, its difference from the every-row fit's, and the error on the test rows.
 Usage::
 
     python benchmarks/bench_train_sample.py [N_ROWS] [--posteriors dirichlet gaussian]
-        [--sizes 131072] [--repeats 1] [--out FILE]
+        [--sizes 131072 262144] [--repeats 1] [--out FILE]
 """
 
 import argparse
@@ -34,7 +34,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rows", nargs="?", type=float, default=1e6)
     parser.add_argument("--posteriors", nargs="+", default=["dirichlet", "gaussian"])
-    parser.add_argument("--sizes", nargs="+", type=int, default=[131072])
+    parser.add_argument("--sizes", nargs="+", type=int, default=[131072, 262144])
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()

@@ -235,6 +235,11 @@ def test_training_sample_in_memory():
     sampled = FirstOrderBoundClassifier(max_train_rows=1000, **params).fit(X, y)
     assert sampled.certificate_.m == every.certificate_.m  # every row not built on
     assert not np.array_equal(sampled.posterior_params_[0], every.posterior_params_[0])
+    Xs, ys = _data(3000, n_classes=3, seed=10, n_features=3)  # split voters: within each half
+    split = dict(voters=SplitForest(n_estimators=4), posterior="gaussian")
+    full = FirstOrderBoundClassifier(max_train_rows=None, random_state=0, **split).fit(Xs, ys)
+    half = FirstOrderBoundClassifier(max_train_rows=500, random_state=0, **split).fit(Xs, ys)
+    assert half.deployed_ == "mixture_bayes" and half.certificate_.m == full.certificate_.m
     for bad in (0, -1, 1.5, "all"):
         with pytest.raises(ValueError, match="max_train_rows"):
             FirstOrderBoundClassifier(max_train_rows=bad).fit(X, y)

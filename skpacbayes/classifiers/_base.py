@@ -190,7 +190,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         default: threads that wait for a busy core make every operation slow (the
         Dirichlet fit of adult took 4.9 s with two threads beside one busy process, 1.7 s
         with one).
-    max_train_rows : int >= 1 or None, default=131072
+    max_train_rows : int >= 1 or None, default=262144
         Largest number of rows the posterior is trained on where the fit reads the rows
         (the Dirichlet and Gaussian posteriors, the binomial, margin and VC bounds, Adam):
         above it, the training holds that many rows in memory, drawn from ``random_state``
@@ -360,10 +360,11 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         ----------
         X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
             Training data (finite; sparse input is converted to CSR). A ``dask.array`` is
-            fitted out of core (counts computed block by block on the workers, see
-            :ref:`scaling-out`) by the estimators whose statistics are sums over rows: the
-            Categorical posterior with the first-order, second-order, C-bound, partition
-            and Occam bounds, on ``StumpBank`` or ``PrefitVoters``; the others raise a
+            fitted out of core on ``StumpBank`` or ``PrefitVoters`` (see
+            :ref:`scaling-out`): the error counts of the Categorical posterior's exact
+            searches, and the certificate of the per-row families (trained on
+            ``max_train_rows`` rows held in memory), are sums computed block by block on the
+            workers. The margin bound, which reads every row's margin, raises a
             ``ValueError``.
         y : {array-like, dask array} of shape (n_samples,)
             Class labels (at least two classes).

@@ -17,8 +17,8 @@ __all__ = ["DELTA", "MAX_EPOCHS", "MAX_TRAIN_ROWS", "N_JOBS", "check_delta"]
 DELTA = [Interval(Real, 0, 1, closed="neither")]
 #: a training budget: at least one epoch (L-BFGS iteration)
 MAX_EPOCHS = [Interval(Integral, 1, None, closed="left")]
-#: default largest training sample of the row path (``max_train_rows``): 2**17 rows
-MAX_TRAIN_ROWS = 131072
+#: default largest training sample of the row path (``max_train_rows``): 2**18 rows
+MAX_TRAIN_ROWS = 262144
 
 
 def check_delta(delta, caller):

@@ -1,13 +1,16 @@
 """More rows than memory: the statistics and certificates as a map-reduce over a Dask array.
 
-The count path of the engine (:mod:`skpacbayes.engine.counts`) reads the training
-rows through two kinds of pass only: the exact error counts of the voters and pairs of voters
-(a :class:`~skpacbayes.engine.statistics.VoteStatistics`, which adds up over disjoint sets of
-rows)
-and the error count of a weighted vote. :class:`DaskVotePasses` runs each pass as one task per
-block of rows (the in-memory :class:`~skpacbayes.engine.passes.VotePasses` on that block, on a
-worker) and a tree of additions brings the counts back: the rows never leave the workers,
-only integer counts travel, and they are the very counts the in-memory pass gives.
+The count path of the engine (:mod:`skpacbayes.engine.counts`) reads the training rows
+through two kinds of pass only: the exact error counts of the voters and pairs of voters (a
+:class:`~skpacbayes.engine.statistics.VoteStatistics`, which adds up over disjoint sets of
+rows) and the error count of a weighted vote. The row path (:mod:`skpacbayes.engine.rows`)
+adds two: the votes of its in-memory training sample, and the float64 sums of the
+statistics of a trained posterior's stochastic losses
+(:mod:`skpacbayes.engine.row_statistics`). :class:`DaskVotePasses` runs each pass as one
+task per block of rows (the in-memory :class:`~skpacbayes.engine.passes.VotePasses` on that
+block, on a worker) and a tree of additions brings the sums back: the rows never leave the
+workers (but the training sample's votes), only sums travel, and the counts are the very
+counts the in-memory pass gives.
 
 Nothing here imports dask at module level: a dask array only reaches these functions once
 the user has imported dask.
