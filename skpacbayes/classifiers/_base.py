@@ -196,11 +196,11 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         above it, the training holds that many rows in memory, drawn from ``random_state``
         and the number of rows alone (within each half of split voters), and the
         certificate still reads every row, in float64 (on a dask array by a map-reduce whose
-        tasks return sums). Valid because a PAC-Bayes bound with a prior fixed before the
-        sample holds for every posterior at once (:ref:`theory-training-sample`).
-        ``None``: train on every row (refused on a dask array). The fits on the error
-        counts (the Categorical posterior's exact searches) read every row and do not use
-        it.
+        tasks return sums; the margin bound, which reads every row's margin, is not fitted
+        there). Valid because the bound's statement, with a prior fixed before the sample,
+        holds for every posterior at once (:ref:`theory-training-sample`). ``None``: train
+        on every row (refused on a dask array). The fits on the error counts (the
+        Categorical posterior's exact searches) read every row and do not use it.
 
     Examples
     --------

@@ -134,10 +134,6 @@ class VotePasses(TotalVoteErrors):
             sizes += np.bincount(y_chunk[in_rows], minlength=n_classes)
         return errors, sizes
 
-    def rows(self, indices, y_idx):
-        """The votes and labels of the rows ``indices`` (a training sample), as copies."""
-        return np.take(self.whole(), indices, axis=0), y_idx[indices]
-
     def whole(self):
         """The whole vote matrix (the per-row optimisers need it)."""
         if self._kept is not None and len(self._kept) == 1:

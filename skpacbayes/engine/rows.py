@@ -72,11 +72,15 @@ def fit_on_rows(spec, passes, y_idx, scheme, seed, device):
             )
         train_groups = groups if sampled is None else sampled
         rows = np.unique(np.concatenate([g.samples for g in train_groups]))
-        train_votes, train_y = passes.rows(rows, y_idx)
+        if passes.out_of_core:  # the sample's votes from the workers; the rest stays there
+            votes = None
+            train_votes, train_y = passes.rows(rows, y_idx)
+        else:
+            votes = passes.whole()
+            train_votes, train_y = np.take(votes, rows, axis=0), y_idx[rows]
         train_groups = [
             EvaluationGroup(g.voters, np.searchsorted(rows, g.samples)) for g in train_groups
         ]
-        votes = None if passes.out_of_core else passes.whole()
     solver = spec.solver
     if solver == "auto":
         too_large = error_matrix_bytes(train_groups) > ERROR_MATRIX_BYTES
