@@ -241,7 +241,7 @@ def main():
 
 
 _NAMES = {
-    **{kind: f"{name[:-15]} {post}" for kind, (name, post) in FAMILIES.items()},
+    **{kind: f"{kind.split('-')[0].upper()} {post}" for kind, (_, post) in FAMILIES.items()},
     "holdout-prefit": "HoldOut, PrefitVoters(forest)",
     "holdout-sample": "HoldOut, forest on train_size rows",
 }
