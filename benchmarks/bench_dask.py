@@ -3,9 +3,15 @@
 Rows are generated block by block on the workers (``dask.array.random``, float64, 20
 features; labels from a fixed noisy rule), so no process ever holds the whole array:
 
-* **FO categorical** (``FirstOrderBoundClassifier(voters=StumpBank(feature_range=(-5, 5)))``,
-  400 stumps) fitted on 3, 10 and 30 million rows: wall time of ``fit``, the client's peak
-  resident memory, the bound and the error of ``predict`` on fresh rows;
+* **the bound families** on ``StumpBank(feature_range=(-5, 5))`` (400 stumps), each fitted on
+  3, 10 and 30 million rows (``--sizes``; ``--kinds`` picks them): FO and SO categorical (the
+  count path), and FO, SO, C-bound and binomial with the Dirichlet and Gaussian posteriors
+  (the per-row families: trained on ``max_train_rows`` rows, default 262,144, held in
+  memory, certified on every row by float64 sums from the workers). Wall time of ``fit``,
+  the client's peak resident memory, the bound, the rows it certifies and the error of
+  ``predict`` on fresh rows; with ``--in-memory``, also the bound of the same estimator
+  fitted in memory on the same rows with ``max_train_rows=None`` (every row trains: the
+  fit the sample replaces) and its difference;
 * **HoldOut on a prefit forest** (``HoldOutBoundClassifier(voters=PrefitVoters(forest))``): a
   random forest grown beforehand on in-memory rows, certified on a 20-million-row dask
   hold-out; the bound against the forest's (plain vote's) error on fresh rows;
@@ -20,8 +26,9 @@ seed and are scored lazily on the cluster (``predict`` on a dask array).
 
 Usage::
 
-    python benchmarks/bench_dask.py [--sizes 3e6,1e7,3e7] [--holdout-rows 2e7]
-        [--chunk-rows 1e6] [--fresh-rows 5e6] [--out benchmarks/results/dask]
+    python benchmarks/bench_dask.py [--sizes 3e6,1e7,3e7] [--kinds fo,fo-dirichlet,...]
+        [--holdout-rows 2e7] [--sample-rows 2e7] [--chunk-rows 1e6] [--fresh-rows 5e6]
+        [--in-memory] [--out benchmarks/results/dask]
 """
 
 import argparse
@@ -60,17 +67,36 @@ def _peak_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
+#: the bound families: (estimator, posterior), on StumpBank(feature_range=(-5, 5))
+FAMILIES = {
+    "fo": ("FirstOrderBoundClassifier", "categorical"),
+    "so": ("SecondOrderBoundClassifier", "categorical"),
+    "fo-dirichlet": ("FirstOrderBoundClassifier", "dirichlet"),
+    "fo-gaussian": ("FirstOrderBoundClassifier", "gaussian"),
+    "so-dirichlet": ("SecondOrderBoundClassifier", "dirichlet"),
+    "so-gaussian": ("SecondOrderBoundClassifier", "gaussian"),
+    "cbound-dirichlet": ("CBoundClassifier", "dirichlet"),
+    "cbound-gaussian": ("CBoundClassifier", "gaussian"),
+    "bin-dirichlet": ("BinomialBoundClassifier", "dirichlet"),
+    "bin-gaussian": ("BinomialBoundClassifier", "gaussian"),
+}
+
+
 def _estimator(kind, args, X, y):
     from sklearn.ensemble import RandomForestClassifier
 
-    from skpacbayes import FirstOrderBoundClassifier, HoldOutBoundClassifier
+    import skpacbayes
+    from skpacbayes import HoldOutBoundClassifier
     from skpacbayes.voters import PrefitVoters, StumpBank
 
     forest = RandomForestClassifier(
         n_estimators=args.trees, max_depth=args.depth, n_jobs=args.workers, random_state=0
     )
-    if kind == "fo":
-        return FirstOrderBoundClassifier(voters=StumpBank(feature_range=(-5, 5)), random_state=0)
+    if kind in FAMILIES:
+        name, posterior = FAMILIES[kind]
+        return getattr(skpacbayes, name)(
+            voters=StumpBank(feature_range=(-5, 5)), posterior=posterior, random_state=0
+        )
     if kind == "holdout-prefit":
         Xf, yf = rows(args.forest_rows, args.chunk_rows, SEEDS["forest"])
         import dask
@@ -120,7 +146,15 @@ def run_one(kind, n_rows, args):
             "fresh_rows": args.fresh_rows,
             "n_voters": int(est.voters_.n_voters_),
         }
-        if kind != "fo":  # the forest's own predict (soft vote), for reference
+        if args.in_memory and kind in FAMILIES:  # the every-row fit on the same rows
+            from sklearn.base import clone
+
+            Xm, ym = dask.compute(X, y)
+            start = time.perf_counter()
+            ref = clone(est).set_params(max_train_rows=None).fit(Xm, ym)
+            out["in_memory_fit_s"] = time.perf_counter() - start
+            out["in_memory_bound"] = ref.bound_
+        if kind not in FAMILIES:  # the forest's own predict (soft vote), for reference
             model = dask.delayed(est.voters_.estimators, pure=False)
             wrong = Xf.map_blocks(
                 _errors_of, model, yf[:, None], drop_axis=1, meta=np.empty(0, bool)
@@ -136,6 +170,10 @@ def _errors_of(X, model, y):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="3e6,1e7,3e7")
+    parser.add_argument("--kinds", default=",".join(FAMILIES), help="families run at --sizes")
+    parser.add_argument(
+        "--in-memory", action="store_true", help="also fit every row in memory (small sizes)"
+    )
     parser.add_argument("--holdout-rows", type=float, default=2e7)
     parser.add_argument("--sample-rows", type=float, default=2e7)
     parser.add_argument("--chunk-rows", type=float, default=1e6)
@@ -153,7 +191,12 @@ def main():
     if args.one:
         print("RESULT " + json.dumps(run_one(args.one[0], int(float(args.one[1])), args)))
         return
-    runs = [("fo", int(float(n))) for n in args.sizes.split(",") if n]
+    kinds = [k for k in args.kinds.split(",") if k]
+    unknown = sorted(set(kinds) - set(FAMILIES))
+    if unknown:
+        sys.exit(f"unknown --kinds {unknown}; known: {', '.join(FAMILIES)}")
+    sizes = [int(float(n)) for n in args.sizes.split(",") if n]
+    runs = [(kind, n) for n in sizes for kind in kinds]
     runs += [("holdout-prefit", args.holdout_rows)] if args.holdout_rows else []
     runs += [("holdout-sample", args.sample_rows)] if args.sample_rows else []
     results, lines = [], []
@@ -161,6 +204,7 @@ def main():
     for name in ("chunk_rows", "fresh_rows", "forest_rows", "trees", "depth", "workers"):
         passed += ["--" + name.replace("_", "-"), str(getattr(args, name))]
     passed += ["--memory-limit", args.memory_limit]
+    passed += ["--in-memory"] if args.in_memory else []
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     for kind, n_rows in runs:
         command = [sys.executable, __file__, *passed, "--one", kind, str(n_rows)]
@@ -183,8 +227,9 @@ def main():
         f"forests: {args.trees} trees of depth <= {args.depth} grown on {args.forest_rows} "
         "rows; delta = 0.05",
         "| run | rows | float64 GB | fit wall (s) | rows/s | client peak RSS (MiB) | "
-        "bound (%) | error on fresh rows (%) | bound - fresh error (points) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "bound (%) | error on fresh rows (%) | bound - fresh error (points) | rows certified "
+        "| in-memory every-row bound (%) (fit s) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     text = "\n".join(header + lines)
     print(text)
@@ -196,7 +241,7 @@ def main():
 
 
 _NAMES = {
-    "fo": "FO categorical, 400 stumps",
+    **{kind: f"{kind.split('-')[0].upper()} {post}" for kind, (_, post) in FAMILIES.items()},
     "holdout-prefit": "HoldOut, PrefitVoters(forest)",
     "holdout-sample": "HoldOut, forest on train_size rows",
 }
@@ -206,11 +251,18 @@ def _row(r):
     extra = ""
     if "forest_predict_fresh_error" in r:
         extra = f" (forest.predict: {100 * r['forest_predict_fresh_error']:.2f})"
+    memory = ""
+    if "in_memory_bound" in r:
+        memory = (
+            f"{100 * r['in_memory_bound']:.3f} ({r['in_memory_fit_s']:.0f} s; dask - memory: "
+            f"{100 * (r['bound'] - r['in_memory_bound']):+.3f} points)"
+        )
     return (
         f"| {_NAMES[r['kind']]} | {r['n_rows']:,} | {r['n_rows'] * N_FEATURES * 8 / 1e9:.1f} | "
         f"{r['fit_s']:.0f} | {r['rows_per_s']:,.0f} | {r['client_peak_mib']:.0f} | "
         f"{100 * r['bound']:.3f} | {100 * r['fresh_error']:.3f}{extra} | "
-        f"{100 * (r['bound'] - r['fresh_error']):+.3f} |"
+        f"{100 * (r['bound'] - r['fresh_error']):+.3f} | "
+        f"{r['certified_rows']:,} ({100 * r['certified_rows'] / r['n_rows']:.0f} %) | {memory} |"
     )
 
 

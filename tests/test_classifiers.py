@@ -202,9 +202,9 @@ def test_vc_cross_validation_folds_train_from_the_start_kept_on_all_rows(cancer,
     calls = []
     train, run = rows.train_rows, rows.run_lbfgs
 
-    def recorded_train(spec, problem, seed, solver, start=None):
+    def recorded_train(spec, problem, seed, solver, start=None, statement_m=None):
         calls.append({"start": start, "runs": 0})
-        out = train(spec, problem, seed, solver, start)
+        out = train(spec, problem, seed, solver, start, statement_m=statement_m)
         calls[-1]["kept"] = out[-1]
         return out
 

@@ -183,14 +183,72 @@ def test_without_a_cluster_and_misaligned_chunks():
     _assert_same_fit(ref, est)
 
 
+_PER_ROW = [
+    FirstOrderBoundClassifier(posterior="dirichlet"),
+    SecondOrderBoundClassifier(posterior="gaussian"),
+    skpacbayes.BinomialBoundClassifier(posterior="gaussian", n_draws=10),
+    PartitionBoundClassifier(posterior="dirichlet"),
+    skpacbayes.VCDimBoundClassifier(posterior="gaussian", cv=2),
+    FirstOrderBoundClassifier(solver="adam", max_epochs=2),
+]
+
+
+@pytest.mark.parametrize("estimator", _PER_ROW, ids=lambda e: f"{type(e).__name__}-{e.posterior}")
+def test_per_row_families_certified_by_map_reduce(threads, estimator):
+    """Trained on a seeded in-memory sample, certified on every row by sums from the workers:
+    the certificate of the in-memory fit that trains on the same sample, to 1e-12."""
+    X, y = _data(8000, seed=8, n_features=3)
+    params = dict(
+        voters=StumpBank(feature_range=(-4, 4), n_thresholds=4), random_state=0,
+        max_train_rows=1500, max_epochs=min(estimator.max_epochs, 15),
+    )  # fmt: skip
+    ref = clone(estimator).set_params(**params).fit(X, y)
+    Xd, yd = _dask(X, y)
+    est, tasks = _on(threads, lambda: clone(estimator).set_params(**params).fit(Xd, yd))
+    assert any(key.startswith("_block_rows") for key in tasks)  # the sample, from the workers
+    if not isinstance(estimator, skpacbayes.VCDimBoundClassifier):  # (VC: its vote's errors)
+        assert any(key.startswith("_block_loss_sums") for key in tasks)
+    assert est.certificate_.m == ref.certificate_.m == (8000,)  # every row certified
+    for key, values in ref.certificate_.statistics.items():
+        np.testing.assert_allclose(est.certificate_.statistics[key], values, rtol=0, atol=1e-12)
+    assert est.certificate_.train_error == ref.certificate_.train_error
+    assert abs(est.bound_ - ref.bound_) <= 1e-12
+    np.testing.assert_array_equal(est.weights_, ref.weights_)
+    if isinstance(estimator, FirstOrderBoundClassifier) and estimator.solver == "auto":
+        again, _ = _on(threads, lambda: clone(estimator).set_params(**params).fit(Xd, yd))
+        assert again.bound_ == est.bound_  # the sample is drawn from the seed alone
+        other = clone(ref).set_params(random_state=1).fit(X, y)
+        assert other.bound_ != ref.bound_
+
+
+def test_training_sample_in_memory():
+    """Up to max_train_rows rows the fit is the every-row fit, bit for bit; above, it trains
+    on a sample and certifies every row."""
+    X, y = _data(3000, seed=9, n_features=3)
+    params = dict(
+        voters=StumpBank(n_thresholds=4), posterior="gaussian", random_state=0, max_epochs=10
+    )
+    every = FirstOrderBoundClassifier(max_train_rows=None, **params).fit(X, y)
+    same = FirstOrderBoundClassifier(max_train_rows=3000, **params).fit(X, y)
+    assert same.certificate_ == every.certificate_
+    np.testing.assert_array_equal(same.posterior_params_[0], every.posterior_params_[0])
+    sampled = FirstOrderBoundClassifier(max_train_rows=1000, **params).fit(X, y)
+    assert sampled.certificate_.m == every.certificate_.m  # every row not built on
+    assert not np.array_equal(sampled.posterior_params_[0], every.posterior_params_[0])
+    Xs, ys = _data(3000, n_classes=3, seed=10, n_features=3)  # split voters: within each half
+    split = dict(voters=SplitForest(n_estimators=4), posterior="gaussian")
+    full = FirstOrderBoundClassifier(max_train_rows=None, random_state=0, **split).fit(Xs, ys)
+    half = FirstOrderBoundClassifier(max_train_rows=500, random_state=0, **split).fit(Xs, ys)
+    assert half.deployed_ == "mixture_bayes" and half.certificate_.m == full.certificate_.m
+    for bad in (0, -1, 1.5, "all"):
+        with pytest.raises(ValueError, match="max_train_rows"):
+            FirstOrderBoundClassifier(max_train_rows=bad).fit(X, y)
+
+
 @pytest.mark.parametrize(
     "estimator",
     [
-        FirstOrderBoundClassifier(posterior="dirichlet"),
-        SecondOrderBoundClassifier(posterior="gaussian"),
-        FirstOrderBoundClassifier(solver="adam"),
-        skpacbayes.BinomialBoundClassifier(),
-        skpacbayes.VCDimBoundClassifier(),
+        FirstOrderBoundClassifier(posterior="dirichlet", max_train_rows=None),
         skpacbayes.MarginBoundClassifier(),
         FirstOrderBoundClassifier(voters=SplitForest(n_estimators=4)),
         FirstOrderBoundClassifier(voters=OutOfBagVoters(n_estimators=4)),
@@ -200,7 +258,7 @@ def test_without_a_cluster_and_misaligned_chunks():
 )
 def test_refused_with_what_works(estimator):
     X, y = _data(300, n_classes=3, seed=5)
-    if type(estimator).__name__ in ("BinomialBoundClassifier", "MarginBoundClassifier"):
+    if type(estimator).__name__ == "MarginBoundClassifier":
         y = y % 2
     Xd, yd = _dask(X, y)
     with pytest.raises(ValueError, match="FirstOrderBoundClassifier, SecondOrder"):

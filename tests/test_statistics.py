@@ -384,7 +384,7 @@ def test_the_count_certificate_equals_the_row_certificate(cls):
     assert counted.solver_ in ("exact", "lbfgs")
 
     # certify the count path's weights on the row path (solver="adam"): patch its training
-    def trained(spec, problem, seed, solver):
+    def trained(spec, problem, seed, solver, **kwargs):
         natural = [np.asarray(p) for p in counted.posterior_params_]
         return natural, counted.mixture_weights_, [], 0, "prior"
 

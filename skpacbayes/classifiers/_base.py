@@ -11,7 +11,13 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skpacbayes.classifiers._constraints import DELTA, MAX_EPOCHS, N_JOBS, check_delta
+from skpacbayes.classifiers._constraints import (
+    DELTA,
+    MAX_EPOCHS,
+    MAX_TRAIN_ROWS,
+    N_JOBS,
+    check_delta,
+)
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._out_of_core import dask_rows
 from skpacbayes.engine.dask_passes import is_dask_input
@@ -184,6 +190,17 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         default: threads that wait for a busy core make every operation slow (the
         Dirichlet fit of adult took 4.9 s with two threads beside one busy process, 1.7 s
         with one).
+    max_train_rows : int >= 1 or None, default=262144
+        Largest number of rows the posterior is trained on where the fit reads the rows
+        (the Dirichlet and Gaussian posteriors, the binomial, margin and VC bounds, Adam):
+        above it, the training holds that many rows in memory, drawn from ``random_state``
+        and the number of rows alone (within each half of split voters), and the
+        certificate still reads every row, in float64 (on a dask array by a map-reduce whose
+        tasks return sums; the margin bound, which reads every row's margin, is not fitted
+        there). Valid because the bound's statement, with a prior fixed before the sample,
+        holds for every posterior at once (:ref:`theory-training-sample`). ``None``: train
+        on every row (refused on a dask array). The fits on the error counts (the
+        Categorical posterior's exact searches) read every row and do not use it.
 
     Examples
     --------
@@ -216,6 +233,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "n_jobs": N_JOBS,
+        "max_train_rows": [None, Interval(Integral, 1, None, closed="left")],
     }
 
     #: the bound (a :class:`~skpacbayes.objectives.Bound` subclass), set by subclasses
@@ -237,6 +255,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         random_state=None,
         verbose=0,
         n_jobs=None,
+        max_train_rows=MAX_TRAIN_ROWS,
     ):
         self.voters = voters
         self.posterior = posterior
@@ -251,6 +270,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         self.random_state = random_state
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.max_train_rows = max_train_rows
 
     # ------------------------------------------------------------------ #
     # The bound and the engine's specification
@@ -282,6 +302,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
             verbose=int(self.verbose),
             n_jobs=self.n_jobs,
             label=type(self).__name__,
+            max_train_rows=None if self.max_train_rows is None else int(self.max_train_rows),
         )
 
     def _check_combination(self, n_classes, split):
@@ -339,10 +360,11 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         ----------
         X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
             Training data (finite; sparse input is converted to CSR). A ``dask.array`` is
-            fitted out of core (counts computed block by block on the workers, see
-            :ref:`scaling-out`) by the estimators whose statistics are sums over rows: the
-            Categorical posterior with the first-order, second-order, C-bound, partition
-            and Occam bounds, on ``StumpBank`` or ``PrefitVoters``; the others raise a
+            fitted out of core on ``StumpBank`` or ``PrefitVoters`` (see
+            :ref:`scaling-out`): the error counts of the Categorical posterior's exact
+            searches, and the certificate of the per-row families (trained on
+            ``max_train_rows`` rows held in memory), are sums computed block by block on the
+            workers. The margin bound, which reads every row's margin, raises a
             ``ValueError``.
         y : {array-like, dask array} of shape (n_samples,)
             Class labels (at least two classes).
@@ -373,9 +395,9 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         bound = self._bound()
         out_of_core = is_dask_input(X, y)
         if out_of_core:  # more rows than memory: the count path as a map-reduce
-            from skpacbayes.classifiers._out_of_core import check_count_path, dask_training_data
+            from skpacbayes.classifiers._out_of_core import check_out_of_core, dask_training_data
 
-            check_count_path(self, bound)
+            check_out_of_core(self, bound)
             X, y, classes = dask_training_data(self, X, y)
         else:
             X, y, classes = validate_training_data(self, X, y)

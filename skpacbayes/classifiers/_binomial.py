@@ -8,6 +8,7 @@ from sklearn.utils._param_validation import Interval
 from skpacbayes.objectives import Binomial
 
 from ._base import MajorityVoteClassifier
+from ._constraints import MAX_TRAIN_ROWS
 
 __all__ = ["BinomialBoundClassifier"]
 
@@ -26,7 +27,7 @@ class BinomialBoundClassifier(MajorityVoteClassifier):
     n_draws : int, default=100
         The number ``N`` of independent voter draws.
     solver, max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
-random_state, verbose, n_jobs
+random_state, verbose, n_jobs, max_train_rows
         See :class:`MajorityVoteClassifier`.
 
     Attributes
@@ -69,6 +70,7 @@ random_state, verbose, n_jobs
         random_state=None,
         verbose=0,
         n_jobs=None,
+        max_train_rows=MAX_TRAIN_ROWS,
     ):
         super().__init__(
             voters=voters,
@@ -84,6 +86,7 @@ random_state, verbose, n_jobs
             random_state=random_state,
             verbose=verbose,
             n_jobs=n_jobs,
+            max_train_rows=max_train_rows,
         )
         self.n_draws = n_draws
 

@@ -10,13 +10,15 @@ from sklearn.utils._param_validation import Interval, validate_parameter_constra
 
 from skpacbayes.voters._base import N_JOBS
 
-__all__ = ["DELTA", "MAX_EPOCHS", "N_JOBS", "check_delta"]
+__all__ = ["DELTA", "MAX_EPOCHS", "MAX_TRAIN_ROWS", "N_JOBS", "check_delta"]
 
 #: a confidence parameter: ``delta`` in the open interval (0, 1) (``delta = 1`` certifies
 #: nothing, a statement that holds with probability at least 0)
 DELTA = [Interval(Real, 0, 1, closed="neither")]
 #: a training budget: at least one epoch (L-BFGS iteration)
 MAX_EPOCHS = [Interval(Integral, 1, None, closed="left")]
+#: default largest training sample of the row path (``max_train_rows``): 2**18 rows
+MAX_TRAIN_ROWS = 262144
 
 
 def check_delta(delta, caller):

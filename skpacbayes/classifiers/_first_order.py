@@ -20,7 +20,7 @@ class FirstOrderBoundClassifier(MajorityVoteClassifier):
     Parameters
     ----------
     voters, posterior, prior, delta, solver, max_epochs, batch_size, learning_rate, \
-early_stopping_patience, device, random_state, verbose, n_jobs
+early_stopping_patience, device, random_state, verbose, n_jobs, max_train_rows
         See :class:`MajorityVoteClassifier`.
 
     Attributes

@@ -9,6 +9,7 @@ import numpy as np
 from skpacbayes.classifiers._base import (
     resolve_voters,
 )
+from skpacbayes.engine.sampling import draw_rows
 from skpacbayes.voters._base import _check_float32_range
 
 __all__ = ["grown_voters", "training_rows", "validation_rows"]
@@ -80,10 +81,9 @@ def validation_rows(n_samples, fraction, seed, fold=0):
 def training_rows(n_samples, train_size, seed):
     """The ``train_size`` rows the voters are grown on, drawn from the seed and ``n_samples``.
 
-    ``train_size`` distinct rows drawn uniformly without replacement by
-    ``numpy.random.default_rng(seed)``; neither ``X`` nor ``y`` is read, so every other row
-    is an i.i.d. sample independent of them. The draw takes memory in ``train_size``, not in
-    ``n_samples``.
+    ``train_size`` distinct rows drawn by :func:`~skpacbayes.engine.sampling.draw_rows`
+    (uniformly without replacement by ``numpy.random.default_rng(seed)``); neither ``X``
+    nor ``y`` is read, so every other row is an i.i.d. sample independent of them.
 
     Parameters
     ----------
@@ -110,7 +110,7 @@ def training_rows(n_samples, train_size, seed):
             f"train_size={train_size} must leave at least one of the n_samples={n_samples} "
             "rows to certify on: 1 <= train_size <= n_samples - 1."
         )
-    return np.sort(np.random.default_rng(seed).choice(n_samples, size=train_size, replace=False))
+    return draw_rows(n_samples, train_size, seed)
 
 
 class RecodedVoters:

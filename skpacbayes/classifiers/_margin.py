@@ -8,6 +8,7 @@ from sklearn.utils._param_validation import Interval
 from skpacbayes.objectives import Margin
 
 from ._base import MajorityVoteClassifier
+from ._constraints import MAX_TRAIN_ROWS
 
 __all__ = ["MarginBoundClassifier"]
 
@@ -32,7 +33,7 @@ class MarginBoundClassifier(MajorityVoteClassifier):
     n_margins : int, default=20
         Size of the fixed grid of margins gamma (log-spaced in [1e-3, 1]).
     solver, max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
-random_state, verbose, n_jobs
+random_state, verbose, n_jobs, max_train_rows
         See :class:`MajorityVoteClassifier`.
 
     Attributes
@@ -88,6 +89,7 @@ random_state, verbose, n_jobs
         random_state=None,
         verbose=0,
         n_jobs=None,
+        max_train_rows=MAX_TRAIN_ROWS,
     ):
         super().__init__(
             voters=voters,
@@ -103,6 +105,7 @@ random_state, verbose, n_jobs
             random_state=random_state,
             verbose=verbose,
             n_jobs=n_jobs,
+            max_train_rows=max_train_rows,
         )
         self.n_margins = n_margins
 

@@ -30,6 +30,8 @@ class OccamBoundClassifier(MajorityVoteClassifier):
         Unused; kept so every estimator shares one parameter set.
     random_state, verbose, n_jobs
         See :class:`MajorityVoteClassifier`.
+    max_train_rows
+        Unused (nothing is trained on the rows).
 
     Attributes
     ----------

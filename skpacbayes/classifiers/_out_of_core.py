@@ -13,7 +13,7 @@ from skpacbayes.engine.dask_passes import is_dask_array, is_dask_input, rows_arr
 
 __all__ = [
     "WHAT_WORKS",
-    "check_count_path",
+    "check_out_of_core",
     "dask_rows",
     "dask_training_data",
     "fit_voters",
@@ -22,13 +22,14 @@ __all__ = [
 
 #: what works on a dask array (named by every refusal)
 WHAT_WORKS = (
-    "On a dask array, fit an estimator whose statistics are sums over rows: "
-    "FirstOrderBoundClassifier, SecondOrderBoundClassifier, CBoundClassifier, "
-    "PartitionBoundClassifier or OccamBoundClassifier with posterior='categorical' and "
-    "solver='auto' or 'lbfgs', on voters=StumpBank(...) or PrefitVoters(...); or certify a "
-    "vote with HoldOutBoundClassifier (voters=PrefitVoters(model), a StumpBank, or its own "
-    "ensemble grown on train_size rows held in memory). Or pass X.compute() when the rows "
-    "fit in memory."
+    "On a dask array, fit FirstOrderBoundClassifier, SecondOrderBoundClassifier, "
+    "CBoundClassifier, BinomialBoundClassifier, PartitionBoundClassifier, "
+    "VCDimBoundClassifier or OccamBoundClassifier (any posterior they certify; the per-row "
+    "families train on max_train_rows rows held in memory and are certified on every row by "
+    "a map-reduce) on voters=StumpBank(...) or PrefitVoters(...); or certify a vote with "
+    "HoldOutBoundClassifier (voters=PrefitVoters(model), a StumpBank, or its own ensemble "
+    "grown on train_size rows held in memory). Or pass X.compute() when the rows fit in "
+    "memory."
 )
 
 
@@ -118,17 +119,25 @@ def refuse_dask_input(estimator, X, y, reason):
         )
 
 
-def check_count_path(estimator, bound):
-    """Raise a ``ValueError`` unless ``estimator`` fits its ``bound`` on the counts (sums over
-    rows)."""
+def check_out_of_core(estimator, bound):
+    """Raise a ``ValueError`` unless ``estimator`` fits its ``bound`` on a dask array: on the
+    counts (sums over rows), or on the rows with an in-memory training sample and a
+    certificate of sums."""
     if bound.uses_counts(estimator.posterior, estimator.solver):
         return
-    raise ValueError(
-        f"{type(estimator).__name__}(posterior={estimator.posterior!r}, "
-        f"solver={estimator.solver!r}) cannot fit on a dask array: it is trained on the "
-        "per-row error matrix of the voters (or certified on per-row losses), which needs "
-        f"every row in memory. {WHAT_WORKS}"
-    )
+    name = type(estimator).__name__
+    if not bound.certifies_from_sums:
+        raise ValueError(
+            f"{name} cannot fit on a dask array: its certificate reads every row (the "
+            f"margins of the deployed vote), which a dask array does not hold in memory. "
+            f"{WHAT_WORKS}"
+        )
+    if estimator.max_train_rows is None:
+        raise ValueError(
+            f"{name}(posterior={estimator.posterior!r}, max_train_rows=None) cannot fit on a "
+            "dask array: it would train on every row in memory. Give max_train_rows, the "
+            f"size of the in-memory training sample. {WHAT_WORKS}"
+        )
 
 
 def _map_rows(estimator, method, X, output):

@@ -5,6 +5,7 @@ from typing import ClassVar
 from skpacbayes.objectives import Partition
 
 from ._base import MajorityVoteClassifier
+from ._constraints import MAX_TRAIN_ROWS
 
 __all__ = ["PartitionBoundClassifier"]
 
@@ -31,7 +32,7 @@ class PartitionBoundClassifier(MajorityVoteClassifier):
     tighten : bool, default=True
         Run the post-training heuristics.
     solver, max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
-random_state, verbose, n_jobs
+random_state, verbose, n_jobs, max_train_rows
         See :class:`MajorityVoteClassifier`.
 
     Attributes
@@ -85,6 +86,7 @@ random_state, verbose, n_jobs
         random_state=None,
         verbose=0,
         n_jobs=None,
+        max_train_rows=MAX_TRAIN_ROWS,
     ):
         super().__init__(
             voters=voters,
@@ -100,6 +102,7 @@ random_state, verbose, n_jobs
             random_state=random_state,
             verbose=verbose,
             n_jobs=n_jobs,
+            max_train_rows=max_train_rows,
         )
         self.tighten = tighten
 

@@ -8,6 +8,7 @@ from sklearn.utils._param_validation import Interval
 from skpacbayes.objectives import VCDim
 
 from ._base import MajorityVoteClassifier
+from ._constraints import MAX_TRAIN_ROWS
 
 __all__ = ["VCDimBoundClassifier"]
 
@@ -29,7 +30,7 @@ class VCDimBoundClassifier(MajorityVoteClassifier):
     Parameters
     ----------
     voters, posterior, prior, delta, solver, max_epochs, batch_size, learning_rate, \
-early_stopping_patience, device, random_state, verbose, n_jobs
+early_stopping_patience, device, random_state, verbose, n_jobs, max_train_rows
         See :class:`MajorityVoteClassifier`.
     cv : int >= 2 or None, default=5
         Folds of the stratified cross-validation (on the rows the bound uses,
@@ -93,6 +94,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
         random_state=None,
         verbose=0,
         n_jobs=None,
+        max_train_rows=MAX_TRAIN_ROWS,
         cv=5,
     ):
         super().__init__(
@@ -109,6 +111,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs
             random_state=random_state,
             verbose=verbose,
             n_jobs=n_jobs,
+            max_train_rows=max_train_rows,
         )
         self.cv = cv
 

@@ -1,13 +1,16 @@
 """More rows than memory: the statistics and certificates as a map-reduce over a Dask array.
 
-The count path of the engine (:mod:`skpacbayes.engine.counts`) reads the training
-rows through two kinds of pass only: the exact error counts of the voters and pairs of voters
-(a :class:`~skpacbayes.engine.statistics.VoteStatistics`, which adds up over disjoint sets of
-rows)
-and the error count of a weighted vote. :class:`DaskVotePasses` runs each pass as one task per
-block of rows (the in-memory :class:`~skpacbayes.engine.passes.VotePasses` on that block, on a
-worker) and a tree of additions brings the counts back: the rows never leave the workers,
-only integer counts travel, and they are the very counts the in-memory pass gives.
+The count path of the engine (:mod:`skpacbayes.engine.counts`) reads the training rows
+through two kinds of pass only: the exact error counts of the voters and pairs of voters (a
+:class:`~skpacbayes.engine.statistics.VoteStatistics`, which adds up over disjoint sets of
+rows) and the error count of a weighted vote. The row path (:mod:`skpacbayes.engine.rows`)
+adds two: the votes of its in-memory training sample, and the float64 sums of the
+statistics of a trained posterior's stochastic losses
+(:mod:`skpacbayes.engine.row_statistics`). :class:`DaskVotePasses` runs each pass as one
+task per block of rows (the in-memory :class:`~skpacbayes.engine.passes.VotePasses` on that
+block, on a worker) and a tree of additions brings the sums back: the rows never leave the
+workers (but the training sample's votes), only sums travel, and the counts are the very
+counts the in-memory pass gives.
 
 Nothing here imports dask at module level: a dask array only reaches these functions once
 the user has imported dask.
@@ -121,6 +124,39 @@ def _block_vote_errors(voters, X, y_idx, weights, n_classes, packed, ties):
     return np.stack([errors, sizes])
 
 
+def _block_rows(voters, X, y_idx, local):
+    """The votes and labels of the rows ``local`` of one block (the training sample's)."""
+    return voters.votes(X[local]), np.asarray(y_idx)[local]
+
+
+def _block_loss_sums(voters, X, y_idx, spec, group_voters, rule, nat):
+    """The float64 loss sums of one block's rows of a half (a one-half row problem)."""
+    import torch
+
+    from skpacbayes.engine.problem import RowProblem
+    from skpacbayes.engine.row_statistics import loss_sums
+    from skpacbayes.engine.statistics import EvaluationGroup
+
+    rows = np.flatnonzero(_unpack(rule, X.shape[0]))
+    if rows.size == 0:
+        return np.zeros(len(spec.bound.statistic_keys))
+    group = EvaluationGroup(group_voters, rows)
+    votes, cpu = voters.votes(X), torch.device("cpu")
+    problem = RowProblem(spec, votes, np.asarray(y_idx), [group], cpu, torch.float64)
+    sums = loss_sums(problem, spec.bound, 0, nat)
+    return np.array([sums[k] for k in spec.bound.statistic_keys])
+
+
+def _group_rule(group, start, stop):
+    """The rows ``start:stop`` of ``group`` as a packed mask, or None when all are in it."""
+    lo, hi = np.searchsorted(group.samples, (start, stop))
+    if hi - lo == stop - start:
+        return None
+    ok = np.zeros(stop - start, dtype=bool)
+    ok[group.samples[lo:hi] - start] = True
+    return np.packbits(ok)
+
+
 def _packed_rows(rows):
     """A block's boolean row mask in one bit per row, or None when every row is in."""
     return None if rows.all() else np.packbits(rows)
@@ -158,13 +194,18 @@ class DaskVotePasses(TotalVoteErrors):
         self._voters = delayed(voters, pure=False)  # one copy in the graph
         self._n_voters = voters.n_voters_
 
+    out_of_core = True  # the row path trains on a sample and certifies by map-reduce
+
+    def _label_blocks(self, y_idx):
+        if y_idx.chunks[0] != self.X.chunks[0]:
+            y_idx = y_idx.rechunk((self.X.chunks[0],))
+        return y_idx.to_delayed().ravel()
+
     def _compute(self, func, y_idx, args_of_block):
         from dask import compute, delayed
 
         task = delayed(func, pure=False)
-        if y_idx.chunks[0] != self.X.chunks[0]:
-            y_idx = y_idx.rechunk((self.X.chunks[0],))
-        y_blocks = y_idx.to_delayed().ravel()
+        y_blocks = self._label_blocks(y_idx)
         parts = [
             task(self._voters, block, y_blocks[i], *args_of_block(start, stop))
             for i, start, stop, block in self._blocks
@@ -196,15 +237,7 @@ class DaskVotePasses(TotalVoteErrors):
         group_voters = [g.voters for g in scheme.groups]
 
         def args(start, stop):
-            rules = []
-            for g in scheme.groups:
-                lo, hi = np.searchsorted(g.samples, (start, stop))
-                if hi - lo == stop - start:
-                    rules.append(None)
-                    continue
-                ok = np.zeros(stop - start, dtype=bool)
-                ok[g.samples[lo:hi] - start] = True
-                rules.append(np.packbits(ok))
+            rules = [_group_rule(g, start, stop) for g in scheme.groups]
             return group_voters, rules, self._n_voters, pairs
 
         total = self._compute(_block_statistics, y_idx, args)
@@ -225,9 +258,60 @@ class DaskVotePasses(TotalVoteErrors):
         errors, sizes = self._compute(_block_vote_errors, y_idx, args)
         return errors.astype(np.int64), sizes.astype(np.int64)
 
+    def rows(self, indices, y_idx):
+        """The votes and labels of the rows ``indices``, in memory (a training sample).
+
+        One task per block that holds some of them: the workers compute the votes of those
+        rows only, and only they (and their labels) come back.
+
+        Parameters
+        ----------
+        indices : ndarray of int
+            Sorted distinct rows.
+        y_idx : dask.array.Array of shape (n_rows,)
+            True class indices, in the row chunks of ``X``.
+
+        Returns
+        -------
+        votes : ndarray of shape (n_indices, n_voters)
+        y : ndarray of shape (n_indices,)
+        """
+        from dask import compute, delayed
+
+        task = delayed(_block_rows, pure=False)
+        y_blocks = self._label_blocks(y_idx)
+        parts = []
+        for i, start, stop, block in self._blocks:
+            lo, hi = np.searchsorted(indices, (start, stop))
+            if hi > lo:
+                parts.append(task(self._voters, block, y_blocks[i], indices[lo:hi] - start))
+        parts = compute(*parts)
+        return np.concatenate([v for v, _ in parts]), np.concatenate([y for _, y in parts])
+
+    def loss_sums(self, spec, y_idx, group, nat):
+        """One pass: the float64 sums over the rows of ``group`` of what the bound's statistics
+        average (:func:`~skpacbayes.engine.row_statistics.loss_sums`), added over the blocks.
+
+        Each task computes its block's votes and the stochastic losses of the half's rows
+        there in float64, with the natural parameters ``nat``; only the sums come back.
+
+        Returns
+        -------
+        sums : dict of str to float
+            One sum per key of the bound's ``statistic_keys``.
+        """
+        nat = np.asarray(nat, dtype=np.float64)
+
+        def args(start, stop):
+            return spec, group.voters, _group_rule(group, start, stop), nat
+
+        total = self._compute(_block_loss_sums, y_idx, args)
+        return {k: float(v) for k, v in zip(spec.bound.statistic_keys, total, strict=True)}
+
     def whole(self):
-        """Refused: the per-row optimisers need the whole vote matrix in memory."""
+        """Refused: the whole vote matrix of a dask array is never loaded into memory."""
         raise ValueError(
-            "The whole vote matrix of a dask array is not computed: a fit on the rows (not "
-            "on the error counts) needs every row in memory."
+            "The whole vote matrix of a dask array is not computed: a fit on the rows "
+            "trains on an in-memory sample of them (max_train_rows) and certifies the others "
+            "by a map-reduce."
         )

@@ -55,4 +55,4 @@ def fit_posterior(spec, passes, y_idx, scheme, seed, bank=None):
     with thread_limit(effective_n_jobs(spec.n_jobs)):
         if uses_counts(spec, scheme.out_of_bag):
             return fit_on_counts(spec, passes, y_idx, scheme, seed, bank, device)
-        return fit_on_rows(spec, passes.whole(), y_idx, scheme, seed, device)
+        return fit_on_rows(spec, passes, y_idx, scheme, seed, device)

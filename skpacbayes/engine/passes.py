@@ -73,6 +73,8 @@ class VotePasses(TotalVoteErrors):
         Rows per chunk.
     """
 
+    out_of_core = False  # every row in the process: the row path holds them all
+
     def __init__(self, voters, X, keep_bytes=_KEEP_VOTES_BYTES, chunk_rows=_CHUNK_ROWS):
         self.voters = voters
         self.X = X

@@ -14,7 +14,6 @@ import numpy as np
 import torch
 
 from skpacbayes._sync import trusted_inputs
-from skpacbayes.engine.certificate import _STAT_SLACK
 from skpacbayes.engine.certify import better, certify, result
 from skpacbayes.engine.descent import caught_up, mixture_weights, run_lbfgs, stack_stats
 from skpacbayes.engine.exact_search import gibbs_search
@@ -27,7 +26,9 @@ from skpacbayes.engine.optimisers import (
     train,
 )
 from skpacbayes.engine.problem import RowProblem, error_matrix_bytes
-from skpacbayes.engine.spec import RefineContext
+from skpacbayes.engine.row_statistics import loss_sums, safe_statistics
+from skpacbayes.engine.sampling import training_groups
+from skpacbayes.engine.spec import RefineContext, make_posterior
 from skpacbayes.engine.statistics import EvaluationGroup
 from skpacbayes.engine.vote import _strict_argmax_is, vote_errors
 from skpacbayes.engine.vote_loss import (
@@ -44,67 +45,84 @@ _START_SCALES = np.logspace(-1.0, 3.0, 9)  # the scales scanned for the per-row 
 _START_MIX = 1e-3  # weight of the prior in the mapped starts (every coordinate stays > 0)
 
 
-def fit_on_rows(spec, votes, y_idx, scheme, seed, device):
+def fit_on_rows(spec, passes, y_idx, scheme, seed, device):
     """The row path: train on the error matrix in float32, certify every stochastic loss in
-    float64; returns a :class:`~skpacbayes.engine.spec.FitResult`."""
+    float64; returns a :class:`~skpacbayes.engine.spec.FitResult`.
+
+    A half of more than ``spec.max_train_rows`` rows trains on that many of them, drawn from
+    the seed and its size alone (:func:`~skpacbayes.engine.sampling.training_groups`), held
+    in memory; the certificate reads every row of every half (:ref:`theory-training-sample`),
+    in the process or, on a dask array, by a map-reduce whose tasks return sums.
+    """
     groups = scheme.groups
+    if passes.out_of_core and not spec.bound.certifies_from_sums:
+        raise ValueError(
+            f"The {spec.bound.name} bound reads every row at its certificate: no map-reduce "
+            "of sums certifies it on a dask array."
+        )
+    sampled = training_groups(groups, spec.max_train_rows, seed)
+    if sampled is None and not passes.out_of_core:  # every row trains (and certifies)
+        votes = passes.whole()
+        train_votes, train_y, train_groups = votes, y_idx, groups
+    else:
+        if spec.max_train_rows is None:
+            raise ValueError(
+                "max_train_rows=None trains on every row in memory, which a dask array does "
+                "not hold: give the size of the in-memory training sample."
+            )
+        train_groups = groups if sampled is None else sampled
+        rows = np.unique(np.concatenate([g.samples for g in train_groups]))
+        if passes.out_of_core:  # the sample's votes from the workers; the rest stays there
+            votes = None
+            train_votes, train_y = passes.rows(rows, y_idx)
+        else:
+            votes = passes.whole()
+            train_votes, train_y = np.take(votes, rows, axis=0), y_idx[rows]
+        train_groups = [
+            EvaluationGroup(g.voters, np.searchsorted(rows, g.samples)) for g in train_groups
+        ]
     solver = spec.solver
     if solver == "auto":
-        too_large = error_matrix_bytes(groups) > ERROR_MATRIX_BYTES
+        too_large = error_matrix_bytes(train_groups) > ERROR_MATRIX_BYTES
         solver = "adam" if too_large else "lbfgs"
     train_problem = RowProblem(
         spec,
-        votes,
-        y_idx,
-        groups,
+        train_votes,
+        train_y,
+        train_groups,
         device,
         torch.float32,
-        hold_errors=error_matrix_bytes(groups) <= ERROR_MATRIX_BYTES or solver == "lbfgs",
+        hold_errors=error_matrix_bytes(train_groups) <= ERROR_MATRIX_BYTES or solver == "lbfgs",
     )
-    natural, mixture, history, n_iter, kept = train_rows(spec, train_problem, seed, solver)
+    # the objective's sample sizes are the statements' (every row), its empirical terms the
+    # training sample's: the bound the certificate will compute, estimated on the sample
+    statement_m = [int(g.samples.size) for g in groups]
+    natural, mixture, history, n_iter, kept = train_rows(
+        spec, train_problem, seed, solver, statement_m=statement_m
+    )
     spec.log(
-        f"{solver} on the {votes.shape[0]} x {votes.shape[1]} votes: {n_iter} "
+        f"{solver} on the {train_votes.shape[0]} x {train_votes.shape[1]} votes: {n_iter} "
         f"{'epochs' if solver == 'adam' else 'iterations'}"
     )
-    context = RowContext(spec, votes, y_idx, groups, device, seed, solver, kept)
+    context = RowContext(spec, train_votes, train_y, train_groups, device, seed, solver, kept)
     natural, trained_details = spec.bound.after_training(context, natural)
-    cert_problem = RowProblem(spec, votes, y_idx, groups, torch.device("cpu"), torch.float64)
-
-    def group_statistics(g, nat):
-        with torch.no_grad():
-            r = cert_problem.losses(g, torch.from_numpy(np.asarray(nat, dtype=np.float64)))
-        tol = cert_problem.posteriors[g].loss_tolerance
-        r_lo = torch.clamp(r - tol, 0.0, 1.0).numpy()
-        r_hi = torch.clamp(r + tol, 0.0, 1.0).numpy()
-        stats = spec.bound.statistics(r_lo, r_hi, np.mean)
-        sign = {"disagreement": -1.0}
-        return {
-            k: min(1.0, max(0.0, float(v) + sign.get(k, 1.0) * _STAT_SLACK))
-            for k, v in stats.items()
-        }
-
-    def deployed_errors(natural, mixture, weights, deployed, rows):
-        if deployed == "mixture_bayes":
-            scores = mixture_scores(
-                cert_problem.posteriors, natural, mixture, groups, votes, decide=True
-            )
-            wrong = ~_strict_argmax_is(scores, y_idx)
-        else:
-            wrong = vote_errors(votes, y_idx, weights, spec.n_classes)
-        return int(np.count_nonzero(wrong & rows)), int(np.count_nonzero(rows))
+    if votes is None:
+        certifier = _MapReduceCertifier(spec, passes, y_idx, groups)
+    else:
+        certifier = _InMemoryCertifier(spec, votes, y_idx, groups)
 
     def certify_at(natural, mixture):
         return certify(
             spec,
-            cert_problem.posteriors,
+            certifier.posteriors,
             natural,
             mixture,
             scheme,
-            cert_problem.m,
-            group_statistics,
-            deployed_errors,
+            certifier.m,
+            certifier.group_statistics,
+            certifier.deployed_errors,
             {},
-            problem=cert_problem,
+            problem=certifier.problem,
         )
 
     certified = certify_at(natural, mixture)
@@ -119,16 +137,66 @@ def fit_on_rows(spec, votes, y_idx, scheme, seed, device):
         # certified from scratch.
         search = train_problem
         if search.device.type != "cpu" or search.errors is None:
-            search = RowProblem(spec, votes, y_idx, groups, torch.device("cpu"), torch.float32)
+            search = RowProblem(
+                spec, train_votes, train_y, train_groups, torch.device("cpu"), torch.float32
+            )
         errors = [search.voter_errors(g) for g in range(search.n_groups)]
-        return search.posteriors, search.m, search.gibbs, errors
+        return search.posteriors, statement_m, search.gibbs, errors
 
     refined = spec.bound.refine(
-        RefineContext(spec.posterior, spec.delta, groups, search_inputs), natural, mixture
+        RefineContext(spec.posterior, spec.delta, train_groups, search_inputs), natural, mixture
     )
     if refined is not None:
         certified = better(certified, certify_at(*refined))
     return result(certified, mixture, history, n_iter, solver)
+
+
+class _InMemoryCertifier:
+    """The certificate's reads of every row held in the process (a float64 row problem)."""
+
+    def __init__(self, spec, votes, y_idx, groups):
+        self.spec, self.votes, self.y_idx, self.groups = spec, votes, y_idx, groups
+        self.problem = RowProblem(spec, votes, y_idx, groups, torch.device("cpu"), torch.float64)
+        self.posteriors, self.m = self.problem.posteriors, self.problem.m
+
+    def group_statistics(self, g, nat):
+        sums = loss_sums(self.problem, self.spec.bound, g, nat)
+        return safe_statistics(sums, self.m[g])
+
+    def deployed_errors(self, natural, mixture, weights, deployed, rows):
+        votes, y_idx = self.votes, self.y_idx
+        if deployed == "mixture_bayes":
+            scores = mixture_scores(
+                self.posteriors, natural, mixture, self.groups, votes, decide=True
+            )
+            wrong = ~_strict_argmax_is(scores, y_idx)
+        else:
+            wrong = vote_errors(votes, y_idx, weights, self.spec.n_classes)
+        return int(np.count_nonzero(wrong & rows)), int(np.count_nonzero(rows))
+
+
+class _MapReduceCertifier:
+    """The certificate's reads of the rows of a dask array: one pass per statistic and for
+    the deployed vote's errors, the workers returning sums only."""
+
+    problem = None  # no bound that reads the rows themselves is certified here
+
+    def __init__(self, spec, passes, y_idx, groups):
+        self.spec, self.passes, self.y_idx, self.groups = spec, passes, y_idx, groups
+        self.posteriors = [
+            make_posterior(spec.posterior, len(g.voters), spec.n_classes, spec.prior)
+            for g in groups
+        ]
+        self.m = [int(g.samples.size) for g in groups]
+
+    def group_statistics(self, g, nat):
+        sums = self.passes.loss_sums(self.spec, self.y_idx, self.groups[g], nat)
+        return safe_statistics(sums, self.m[g])
+
+    def deployed_errors(self, natural, mixture, weights, deployed, rows):
+        if deployed == "mixture_bayes":  # split voters, which a dask array does not grow
+            raise ValueError("The Gaussian mixture of split voters is not certified out of core.")
+        return self.passes.vote_errors(self.y_idx, weights, self.spec.n_classes, rows)
 
 
 class RowContext:
@@ -161,12 +229,15 @@ class RowContext:
         return fold.posteriors[0].vote_weights(torch.from_numpy(natural[0])).numpy()
 
 
-def row_objective(spec, problem):
-    """``objective(raws, weights, rows_list=None)``: the training objective on the rows."""
+def row_objective(spec, problem, statement_m=None):
+    """``objective(raws, weights, rows_list=None)``: the training objective on the rows
+    (``statement_m``: the sample sizes of the bound, when the problem holds a training
+    sample of the rows; else the problem's)."""
     h = problem.n_groups
     delta = float(spec.delta)
     # constants of the objective, on the device once (a copy per step would wait for it)
-    m = torch.tensor(problem.m, dtype=torch.float32).to(problem.device)
+    m = problem.m if statement_m is None else statement_m
+    m = torch.tensor(m, dtype=torch.float32).to(problem.device)
     mean = torch.mean
 
     def objective(raws, weights, rows_list=None, shared=False, losses=None):
@@ -189,14 +260,15 @@ def row_objective(spec, problem):
     return objective
 
 
-def train_rows(spec, problem, seed, solver, start=None):
+def train_rows(spec, problem, seed, solver, start=None, statement_m=None):
     """Minimise the bound's training objective on ``problem`` (a float32 :class:`RowProblem`).
 
     L-BFGS runs from the prior and from each start of :func:`_row_starts`, or from
     ``start`` alone (one of their names; a Gibbs start dropped on this problem, as the best
     voter's, is the best voter's). Returns float64 natural parameters, the mixture weights,
     the history, the iterations and the name of the start whose run was kept (``"prior"``
-    for Adam).
+    for Adam). ``statement_m``: the bound's sample sizes when ``problem`` holds a training
+    sample of the rows (:func:`row_objective`).
     """
     generator = torch.Generator(device="cpu").manual_seed(seed)
     prior = [
@@ -204,8 +276,8 @@ def train_rows(spec, problem, seed, solver, start=None):
         for post in problem.posteriors
     ]
     if spec.max_epochs == 0 or solver == "adam":
-        return (*_train_adam(spec, problem, prior, generator), "prior")
-    objective = row_objective(spec, problem)
+        return (*_train_adam(spec, problem, prior, generator, statement_m), "prior")
+    objective = row_objective(spec, problem, statement_m)
 
     def checked_free(raws, weights, **kwargs):
         with trusted_inputs():
@@ -340,14 +412,14 @@ def _row_starts(spec, problem, objective, weights, names=None):
     return starts
 
 
-def _train_adam(spec, problem, raws, generator):
+def _train_adam(spec, problem, raws, generator, statement_m=None):
     """Mini-batch Adam (the reference paper's protocol), then a full-batch L-BFGS polish."""
     device = problem.device
     h = problem.n_groups
     fixed_alpha = spec.bound.fixed_mixture_weight
     alpha_raw = torch.zeros((), dtype=torch.float32, device=device, requires_grad=True)
     params = raws + ([alpha_raw] if h > 1 and fixed_alpha is None else [])
-    objective = row_objective(spec, problem)
+    objective = row_objective(spec, problem, statement_m)
     fixed_weights = None
     if h == 1 or fixed_alpha is not None:
         fixed_weights = mixture_weights(alpha_raw, fixed_alpha, h, torch.float32, device)

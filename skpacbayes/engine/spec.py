@@ -60,6 +60,9 @@ class FitSpec:
         Threads of the training's torch operations.
     label : str
         What the progress lines are prefixed with (the estimator's name).
+    max_train_rows : int or None
+        Largest in-memory training sample of a half on the row path (None: every row);
+        the certificate reads every row (:ref:`theory-training-sample`).
     """
 
     bound: Any
@@ -76,6 +79,7 @@ class FitSpec:
     verbose: int = 0
     n_jobs: int | None = None
     label: str = "skpacbayes"
+    max_train_rows: int | None = None
 
     def log(self, message):
         """Print a progress line when ``verbose``."""

@@ -140,6 +140,11 @@ class Bound:
         Whether the training minimises the vote's cross-entropy rather than the bound (for a
         bound of the vote's training errors, as the VC baseline): L-BFGS searches the logits
         and its runs are judged by the training errors of their points.
+    certifies_from_sums : bool
+        Whether the certificate reads the rows only through sums over them (of the
+        statistics of the stochastic losses, and the deployed vote's errors): then a dask
+        array is certified by a map-reduce on the row path (the margin bound reads the
+        margins of every row, and is not).
 
     Examples
     --------
@@ -159,6 +164,7 @@ class Bound:
     reads_counts: ClassVar[bool] = False
     certifies_out_of_bag: ClassVar[bool] = False
     trains_vote: ClassVar[bool] = False
+    certifies_from_sums: ClassVar[bool] = True
 
     # what the bound certifies ----------------------------------------------------------------
     def valid_posteriors(self, n_classes, split):

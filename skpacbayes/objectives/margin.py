@@ -41,6 +41,7 @@ class Margin(Bound):
 
     name = "Margin"
     binary_only = True
+    certifies_from_sums = False  # the margins of every row
 
     def __init__(self, n_margins=20):
         self.n_margins = int(n_margins)
