@@ -178,6 +178,20 @@ class ErrorMask:
             return g
         return g[self.columns] * self.signs + (self.signs < 0) * total
 
+    def rmatvec(self, r):
+        """``e.T @ r``, values only (one product with the held matrix, unfolded).
+
+        Parameters
+        ----------
+        r : torch.Tensor of shape (b,)
+            One number per row, in the dtype and on the device of the mask.
+
+        Returns
+        -------
+        torch.Tensor of shape (n_voters,)
+        """
+        return self.unfold(_matvec(self.values.T, r), r.sum())
+
     def matvec(self, w):
         """``e @ w``, differentiable in ``w`` (the mask is a constant).
 
