@@ -402,6 +402,18 @@ def _error_sums(votes, errors, w):
     return _matvec(errors, w)
 
 
+def _exact_error_sums(votes, errors, parts):
+    """``e @ w_l`` for every exact level ``w_l`` of ``parts``, shape ``(r, len(parts))``: one
+    product with the matrix of the levels (their sums are exact in any order, so the same
+    numbers as one product per level, for one read of the chunk)."""
+    if isinstance(votes, ErrorMask) and votes.columns is not None:
+        folds = [votes.fold(part) for part in parts]
+        u = torch.stack([fold[0] for fold in folds], dim=1)
+        c = torch.stack([torch.as_tensor(c, dtype=u.dtype, device=u.device) for _, c in folds])
+        return errors @ u + c
+    return errors @ torch.stack(parts, dim=1)
+
+
 def _error_products(votes, errors, g):
     """``e.T @ g`` on the chunk ``errors`` of ``votes`` (unfolded where the mask is folded)."""
     if isinstance(votes, ErrorMask) and votes.columns is not None:
@@ -442,28 +454,30 @@ class _VoteSums(torch.autograd.Function):
         buf = torch.empty((rows, n), dtype=w.dtype, device=w.device)
         width = 2 if mode == "err_ok" else 1
         totals = [part.sum() for part in parts]
+        exact_totals = torch.stack(totals[:-1]) if exact else None  # exact sums
         hi = torch.zeros((len(parts) - 1, b, width), dtype=w.dtype, device=w.device)
         lo = torch.zeros((b, width), dtype=w.dtype, device=w.device)
         step = _chunk_rows(votes, mode)
         for s in range(0, b, step):
             fb, e8 = _chunk_errors(votes, y, n_classes, slice(s, s + step), mask, buf)
             r = fb.shape[0]
-            sums = [_error_sums(votes, fb, part) for part in parts]
+            rounded = _error_sums(votes, fb, parts[-1])
+            wrong = _exact_error_sums(votes, fb, parts[:-1]) if exact else None
             if mode == "margin":  # (1 - 2 e) . w, level by level (exact for the exact levels)
-                sums = [total - 2.0 * x for total, x in zip(totals, sums, strict=True)]
-            lo[s : s + r, 0] = sums[-1]
-            for level, part_sum in enumerate(sums[:-1]):
-                hi[level, s : s + r, 0] = part_sum
+                rounded = totals[-1] - 2.0 * rounded
+                wrong = None if wrong is None else exact_totals - 2.0 * wrong
+            lo[s : s + r, 0] = rounded
+            if wrong is not None:
+                hi[:, s : s + r, 0] = wrong.T
             if mode == "err_ok":
+                if wrong is not None:  # the right votes' exact levels: totals less the wrong
+                    hi[:, s : s + r, 1] = (exact_totals - wrong).T
                 if precomputed:
                     fb = torch.sub(1.0, fb, out=buf[:r])
                 else:
                     torch.bitwise_xor(e8, 1, out=e8)
                     fb.copy_(e8)
-                sums = [_matvec(fb, part) for part in parts]
-                lo[s : s + r, 1] = sums[-1]
-                for level, part_sum in enumerate(sums[:-1]):
-                    hi[level, s : s + r, 1] = part_sum
+                lo[s : s + r, 1] = _matvec(fb, parts[-1])
         if width == 1:
             hi, lo = hi[..., 0], lo[:, 0]
         ctx.mode = mode
