@@ -30,6 +30,7 @@ __all__ = [
 ]
 
 _ROW_CHUNK = 8192
+_HASH_PIECE_BITS = 8  # integers below 2^8: exact in bfloat16 and tf32 products too
 _SPLIT_BITS = 31  # bits per level of the error-free split of the weights
 _SPLIT_LEVELS = 3
 _U = 2.0**-53  # unit roundoff of float64
@@ -97,7 +98,11 @@ class ErrorMask:
         probability of at most ``2^-2k`` for each pair, ``k = min(30, 52 - bit_length(b))``
         bits per weight (``2^-60`` below ``2^22`` rows); the training would then read one
         voter's errors for the other's, which only steers its search: the certificate is
-        computed from the votes. Returns the mask itself where no column folds.
+        computed from the votes. The weights are read in pieces of ``_HASH_PIECE_BITS`` bits,
+        whose products with a chunk of rows are exact in float32 (sums below ``2^21``, and
+        the pieces exact even where float32 products run in bfloat16 or tf32): one product
+        of the mask as it is, no float64 copy of it. Returns the mask itself where no column
+        folds.
 
         Parameters
         ----------
@@ -115,13 +120,18 @@ class ErrorMask:
         device = values.device
         bits = min(30, 52 - b.bit_length())
         generator = torch.Generator(device="cpu").manual_seed(0)
-        weights = torch.randint(0, 2**bits, (2, b), generator=generator).to(torch.float64)
-        weights = weights.to(device)
+        weights = torch.randint(0, 2**bits, (2, b), generator=generator)
+        shifts = range(0, bits, _HASH_PIECE_BITS)
+        pieces = torch.cat([(weights >> k) & (2**_HASH_PIECE_BITS - 1) for k in shifts])
+        dtype = torch.promote_types(values.dtype, torch.float32)
+        pieces = pieces.to(device=device, dtype=dtype)
+        scales = torch.tensor([2.0**k for k in shifts], dtype=torch.float64, device=device)
         hashes = torch.zeros((2, n), dtype=torch.float64, device=device)
         for s in _chunks(b):
             rows = slice(s, s + _ROW_CHUNK)
-            hashes += weights[:, rows] @ values[rows].to(torch.float64)
-        totals = weights.sum(dim=1).tolist()
+            sums = (pieces[:, rows] @ values[rows].to(dtype)).to(torch.float64)  # exact
+            hashes += (sums.reshape(len(shifts), 2, n) * scales[:, None, None]).sum(dim=0)
+        totals = weights.to(torch.float64).sum(dim=1).tolist()
         kept, columns, signs, first = [], [], [], {}
         for h in zip(*hashes.tolist(), strict=True):
             complement = tuple(t - x for t, x in zip(totals, h, strict=True))
