@@ -71,14 +71,16 @@ class RowProblem:
         # skip forming and converting it at every evaluation), its equal and complementary
         # columns folded (ErrorMask.folded: the default stumps come with their opposites,
         # which halves every product), but plain where the bound follows the last bits of the
-        # trained point (the folded products round differently). Certificates (float64) and
-        # the multi-class Gaussian (which needs the votes) do not use it.
+        # trained point (the folded products round differently); a large one on the CPU also
+        # in bytes, a quarter more memory, which the products of its rows read (the same
+        # numbers: ErrorMask.with_bytes). Certificates (float64) and the multi-class Gaussian
+        # (which needs the votes) do not use it.
         self.errors = None
         uses_votes = spec.posterior == "gaussian" and self.n_classes > 2
         if dtype != torch.float64 and not uses_votes and hold_errors:
             mask = ErrorMask if spec.bound.follows_last_bits else ErrorMask.folded
             self.errors = [
-                mask(_error_matrix(v, lab, dtype))
+                mask(_error_matrix(v, lab, dtype)).with_bytes()
                 for v, lab in zip(self.votes, self.labels, strict=True)
             ]
         # The multi-class Gaussian's votes as int64 indices with their vote counts, once, in
