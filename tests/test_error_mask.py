@@ -302,3 +302,61 @@ def test_values_shared_in_a_block_are_keyed_by_how_the_errors_are_held():
         shared = vc().fit(X, y)
     assert shared.bound_ == alone.bound_
     np.testing.assert_array_equal(shared.weights_, alone.weights_)
+
+
+def test_voter_errors_from_the_held_errors_are_those_of_the_votes():
+    # the starts read each voter's errors off the held (folded) error matrix: the same counts
+    # as the votes give, and the votes are held without a copy when every row is used
+    import numpy as np
+    from sklearn.datasets import load_breast_cancer
+
+    from skpacbayes import FirstOrderBoundClassifier
+    from skpacbayes.engine.problem import RowProblem
+    from skpacbayes.engine.statistics import EvaluationGroup
+    from skpacbayes.voters import StumpBank
+
+    X, y = load_breast_cancer(return_X_y=True)
+    votes = StumpBank(random_state=0).fit(X, y).votes(X)
+    spec = FirstOrderBoundClassifier(posterior="dirichlet")._fit_spec(2)
+    expected = np.sum(votes != y[:, None], axis=0)
+    every_row = EvaluationGroup(np.arange(votes.shape[1]), np.arange(votes.shape[0]))
+    some_rows = EvaluationGroup(np.arange(votes.shape[1]), np.arange(0, votes.shape[0], 3))
+    for dtype in (torch.float32, torch.float64):
+        problem = RowProblem(spec, votes, y, [every_row, some_rows], "cpu", dtype)
+        assert (problem.errors is not None) == (dtype == torch.float32)
+        assert np.array_equal(problem.voter_errors(0), expected)
+        on_some = problem.voter_errors(1)
+        assert on_some.dtype == np.int64
+        assert np.array_equal(on_some, np.sum(votes[::3] != y[::3, None], axis=0))
+        assert np.shares_memory(problem.votes[0].numpy(), votes)
+        assert not np.shares_memory(problem.votes[1].numpy(), votes)
+
+
+@pytest.mark.parametrize("shape", [(70_001, 200), (9_999, 37), (130, 400), (3, 5)])
+def test_byte_products_of_the_rows_are_those_of_the_float32_matrix(shape, monkeypatch):
+    # a large float32 mask is also held in bytes, which the products of its rows read a block
+    # of rows at a time: the same numbers, bit for bit, as the product of the float32 matrix
+    import skpacbayes.posteriors._vote_sums as vote_sums
+
+    g = torch.Generator().manual_seed(shape[0])
+    values = (torch.rand(shape, generator=g) < 0.4).to(torch.float32)
+    monkeypatch.setattr(vote_sums, "_BYTES_MIN_ELEMENTS", 1)
+    for block in (2**21, 2**12):
+        monkeypatch.setattr(vote_sums, "_BYTES_BLOCK", block)
+        for mask in (ErrorMask(values), ErrorMask.folded(torch.cat([values, 1 - values], 1))):
+            held = mask.with_bytes()
+            assert held.codes is not None and mask.codes is None
+            w = torch.randn(mask.shape[1], generator=g).exp().requires_grad_(True)
+            expected = mask.matvec(w)
+            (expected * torch.linspace(0, 1, shape[0])).sum().backward()
+            grad, w.grad = w.grad, None
+            product = held.matvec(w)
+            (product * torch.linspace(0, 1, shape[0])).sum().backward()
+            assert torch.equal(product, expected) and torch.equal(w.grad, grad)
+            post = Gaussian(mask.shape[1])
+            assert torch.equal(
+                post.stochastic_loss(w.detach() - 1, held, None),
+                post.stochastic_loss(w.detach() - 1, mask, None),
+            )
+            assert held.take(slice(0, 2)).codes is None  # rows taken: the float32 matrix
+    assert ErrorMask(values.double()).with_bytes().codes is None  # float32 only

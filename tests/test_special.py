@@ -430,6 +430,30 @@ def test_table_interval_is_the_search_of_the_knots(dtype, half, device):
     assert bool(torch.all(knots[k] <= x[inside])) and bool(torch.all(x[inside] < knots[k + 1]))
 
 
+def test_table_chunks_do_not_change_the_interpolant(monkeypatch):
+    """The interpolation runs on the CPU in chunks of rows: the values and both slopes are
+    the same numbers whatever the chunk (every step is elementwise)."""
+    import skpacbayes._special._tables as tables
+
+    gen = torch.Generator().manual_seed(3)
+    total = torch.tensor(2_500.0, requires_grad=True)
+    x = (0.5 + 0.1 * torch.randn(10_001, generator=gen)).clamp(0, 1)
+    x[:4] = torch.tensor([0.0, 0.5, 1.0, 0.25])
+
+    def values_and_slopes():
+        a_f = (x * total.detach()).requires_grad_(True)
+        total.grad = None
+        r = tables.dirichlet_loss_table(a_f, total)
+        (r * torch.linspace(0.5, 1.5, r.numel())).sum().backward()
+        return r.detach(), a_f.grad, total.grad
+
+    monkeypatch.setattr(tables, "_CPU_ROWS", 2**20)
+    whole = values_and_slopes()
+    monkeypatch.setattr(tables, "_CPU_ROWS", 777)
+    for a, b in zip(whole, values_and_slopes(), strict=True):
+        assert torch.equal(a, b)
+
+
 def test_dirichlet_loss_table_matches_the_function():
     from skpacbayes._special._tables import dirichlet_loss_table
 

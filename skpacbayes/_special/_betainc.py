@@ -45,11 +45,11 @@ _QUAD_CHUNK = 2**16  # elements (rows x nodes) per temporary of the quadrature
 def _expm1_minus_x(x, degree):
     """``e^x - 1 - x`` with full relative accuracy (Taylor polynomial for ``|x| < 1/2``)."""
     coeffs = [1.0 / math.factorial(j) for j in range(2, degree + 1)]
-    acc = torch.full_like(x, coeffs[-1])
+    acc = torch.mul(x, coeffs[-1])  # Horner's steps, each one rounded product and sum
     for c in reversed(coeffs[:-1]):
-        acc = acc * x + c
-    small = acc * x * x
-    return torch.where(x.abs() < 0.5, small, torch.expm1(x) - x)
+        acc.add_(c).mul_(x)
+    small = acc.mul_(x)
+    return torch.where(x.abs() < 0.5, small, torch.expm1(x).sub_(x))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ __all__ = ["binomial_tail_table", "dirichlet_loss_table", "dirichlet_ray_losses"
 _UNIFORM_KNOTS = 257
 _WINDOW_KNOTS = 257
 _WINDOW_WIDTHS = 10.0  # half-width of the dense window around 1/2, in standard deviations
+_CPU_ROWS = 2**15  # rows per chunk of the interpolation on the CPU
 
 
 def _knots(half, dtype, device):
@@ -38,36 +39,64 @@ def _knots(half, dtype, device):
     return torch.sort(torch.cat([uniform, window], dim=-1), dim=-1).values
 
 
-def _interval(x, knots, half):
+def _interval(x, knots, half, pairs=None):
     """``searchsorted(knots, x, right=True) - 1`` for the knots of :func:`_knots`, clipped to
     the intervals ``[0, len(knots) - 2]``, by arithmetic (torch's search costs as much as
     the rest of the interpolation).
 
     The index of the last knot at most ``x`` is the number of knots of each grid at most
     ``x``, less one: exact for the uniform grid (its spacing a power of two), within one for
-    the window (rounded knots), which one comparison on each side corrects.
+    the window (rounded knots), which one comparison on each side corrects. ``pairs``: the
+    ends of the intervals stacked (``knots[:-1]`` over ``knots[1:]``), when already formed.
     """
     last = knots.numel() - 2
-    n_uniform = torch.floor(x * (_UNIFORM_KNOTS - 1)).clamp(-1, _UNIFORM_KNOTS - 1)
-    scaled = ((x - 0.5) / half + 1.0) * (0.5 * (_WINDOW_KNOTS - 1))
-    n_window = torch.floor(scaled).clamp(-1, _WINDOW_KNOTS - 1)
-    k = (n_uniform + n_window + 1.0).long().clamp(0, last)
-    ends = _gather([knots], k)
-    k = k + (ends[1] <= x).long() - (ends[0] > x).long()
-    return k.clamp(0, last)
+    n_uniform = torch.floor(x * (_UNIFORM_KNOTS - 1)).clamp_(-1, _UNIFORM_KNOTS - 1)
+    scaled = torch.sub(x, 0.5).div_(half).add_(1.0).mul_(0.5 * (_WINDOW_KNOTS - 1))
+    n_window = scaled.floor_().clamp_(-1, _WINDOW_KNOTS - 1)
+    k = n_uniform.add_(n_window).add_(1.0).long().clamp_(0, last)
+    if pairs is None:
+        pairs = torch.stack([knots[:-1], knots[1:]])
+    ends = pairs.index_select(1, k.reshape(-1)).reshape(2, *k.shape)
+    k += ends[1] <= x
+    k -= (ends[0] > x).long()
+    return k.clamp_(0, last)
 
 
-def _gather(tables, k):
-    """The entries ``k`` and ``k + 1`` of each table, stacked: ``(2 len(tables), *k.shape)``
-    (the entries ``k`` of every table first). One gather of a stacked table: ten separate ones
-    cost five times as long."""
-    stacked = torch.stack([t[:-1] for t in tables] + [t[1:] for t in tables])
-    return stacked.index_select(1, k.reshape(-1)).reshape(-1, *k.shape)
+def _hermite_rows(x, knots, half, stacked, n, y, dy_dx, dy_dp):
+    """The interpolant of :class:`_Hermite` at the 1-D ``x``, written into ``y``, its slope
+    in ``x`` into ``dy_dx`` and in the parameter into ``dy_dp`` (where not ``None``).
+
+    ``stacked`` holds the ``n`` tables (knots, values, slopes, derivatives of the values)
+    at the left ends of the intervals, then at their right ends. Every step is one rounded
+    operation written in place, in the order of the formulas of :class:`_Hermite`.
+    """
+    k = _interval(x, knots, half, stacked[[0, n]])
+    ends = stacked.index_select(1, k)
+    x0, v0, m0, m1 = ends[0], ends[1], ends[2], ends[n + 2]
+    # a zero width is the last interval between a knot of both grids and itself, read at
+    # x = 1 only: s = 0 there, the knot's value
+    h = ends[n].sub_(x0).clamp_min_(torch.finfo(x.dtype).tiny)
+    s = torch.sub(x, x0).div_(h)
+    rest = torch.neg(s).add_(1.0)  # 1 - s
+    dv = ends[n + 1].sub_(v0)  # v1 - v0
+    w = torch.mul(s, s).mul_(torch.mul(s, 2.0).neg_().add_(3.0))  # s^2 (3 - 2 s): h01
+    if dy_dp is not None:  # d/dp of the values, interpolated linearly (weight w)
+        torch.add(ends[3], ends[n + 3].sub_(ends[3]).mul_(w), out=dy_dp)
+    curve = torch.mul(rest, m0).sub_(torch.mul(s, m1))  # (1 - s) m0 - s m1
+    curve.mul_(torch.mul(h, s).mul_(rest))
+    torch.add(w.mul_(dv).add_(v0), curve, out=y)
+    if dy_dx is None:
+        return
+    three_s = torch.mul(s, 3.0)
+    slope = torch.mul(s, 6.0).mul_(rest).mul_(dv).div_(h)  # 6 s (1 - s) (v1 - v0) / h
+    slope.add_(torch.neg(three_s).add_(1.0).mul_(rest).mul_(m0))  # + (1 - s)(1 - 3 s) m0
+    torch.add(slope, three_s.sub_(2.0).mul_(s).mul_(m1), out=dy_dx)  # + s (3 s - 2) m1
 
 
 class _Hermite(torch.autograd.Function):
     """Cubic Hermite interpolant of knot values and slopes on the knots of :func:`_knots`,
-    in one pass over the rows.
+    in one pass over the rows (on the CPU, in chunks of ``_CPU_ROWS`` whose temporaries stay
+    in cache).
 
     ``values`` may depend on a scalar parameter ``param`` to first order: ``d_values`` is
     their derivative, and the interpolant's derivative in ``param`` is that of its values.
@@ -75,29 +104,35 @@ class _Hermite(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, param, knots, half, values, slopes, d_values):
-        k = _interval(x, knots, half)
         wants_grad = any(ctx.needs_input_grad[:2])
         tables = [knots, values, slopes]
         if wants_grad and d_values is not None:
             tables.append(d_values)
-        ends = _gather(tables, k)
         n = len(tables)
-        x0, v0, m0, v1, m1 = ends[0], ends[1], ends[2], ends[n + 1], ends[n + 2]
-        # a zero width is the last interval between a knot of both grids and itself, read
-        # at x = 1 only: s = 0 there, the knot's value
-        h = (ends[n] - x0).clamp_min(torch.finfo(knots.dtype).tiny)
-        s = (x - x0) / h
-        w = s * s * (3.0 - 2.0 * s)  # h01; h00 = 1 - w
-        y = v0 + w * (v1 - v0) + h * s * (1.0 - s) * ((1.0 - s) * m0 - s * m1)
+        stacked = torch.stack([t[:-1] for t in tables] + [t[1:] for t in tables])
+        flat = x.reshape(-1)
+        y = torch.empty_like(flat)
+        dy_dx = torch.empty_like(flat) if wants_grad else None
+        dy_dp = torch.empty_like(flat) if wants_grad and d_values is not None else None
+        step = _CPU_ROWS if flat.device.type == "cpu" else max(1, flat.numel())
+        for i in range(0, flat.numel(), step):
+            rows = slice(i, i + step)
+            _hermite_rows(
+                flat[rows],
+                knots,
+                half,
+                stacked,
+                n,
+                y[rows],
+                None if dy_dx is None else dy_dx[rows],
+                None if dy_dp is None else dy_dp[rows],
+            )
         if not wants_grad:  # values only (a search's scans): no slopes
-            return y
-        dy_dx = 6.0 * s * (1.0 - s) * (v1 - v0) / h
-        dy_dx = dy_dx + (1.0 - s) * (1.0 - 3.0 * s) * m0 + s * (3.0 * s - 2.0) * m1
-        dy_dp = None
-        if d_values is not None:
-            dy_dp = ends[3] + w * (ends[n + 3] - ends[3])
-        ctx.save_for_backward(dy_dx, dy_dp)
-        return y
+            return y.reshape(x.shape)
+        ctx.save_for_backward(
+            dy_dx.reshape(x.shape), None if dy_dp is None else dy_dp.reshape(x.shape)
+        )
+        return y.reshape(x.shape)
 
     @staticmethod
     def backward(ctx, grad):
