@@ -352,11 +352,16 @@ def test_byte_products_of_the_rows_are_those_of_the_float32_matrix(shape, monkey
             grad, w.grad = w.grad, None
             product = held.matvec(w)
             (product * torch.linspace(0, 1, shape[0])).sum().backward()
-            assert torch.equal(product, expected) and torch.equal(w.grad, grad)
+            # bit for bit with the x86-64 OpenBLAS kernels measured (each row summed alike
+            # whatever the block); BLAS promises the values to rounding only
+            torch.testing.assert_close(product, expected, rtol=1e-5, atol=1e-6)
+            assert torch.equal(w.grad, grad)  # the gradient reads the float32 matrix
             post = Gaussian(mask.shape[1])
-            assert torch.equal(
+            torch.testing.assert_close(
                 post.stochastic_loss(w.detach() - 1, held, None),
                 post.stochastic_loss(w.detach() - 1, mask, None),
+                rtol=1e-5,
+                atol=1e-6,
             )
             assert held.take(slice(0, 2)).codes is None  # rows taken: the float32 matrix
     assert ErrorMask(values.double()).with_bytes().codes is None  # float32 only

@@ -270,10 +270,11 @@ def _byte_matvec(codes, x):
 
     Each block is converted to float32 in a buffer that stays in the caches and multiplied
     there by the same BLAS kernel: the product of a matrix with a vector sums each row on its
-    own, so the values are those of the whole float32 matrix, bit for bit (the blocks start
-    at multiples of 64 rows, where the kernel's groups of rows start too; checked in
-    ``tests/test_error_mask.py``), for a read of a quarter of its bytes from memory (about
-    30 ms against 52 ms for 800,000 x 200 on one core of this machine's CPU).
+    own, so the values are those of the whole float32 matrix (bit for bit with the x86-64
+    OpenBLAS kernels measured: the blocks start at multiples of 64 rows, where the kernel's
+    groups of rows start too; BLAS itself promises them to rounding only), for a read of a
+    quarter of its bytes from memory. Only the float32 training objective reads it; the
+    certificates recompute every loss in float64.
     """
     a = codes.numpy()
     xv = x.detach().numpy()
