@@ -365,3 +365,24 @@ def test_byte_products_of_the_rows_are_those_of_the_float32_matrix(shape, monkey
             )
             assert held.take(slice(0, 2)).codes is None  # rows taken: the float32 matrix
     assert ErrorMask(values.double()).with_bytes().codes is None  # float32 only
+
+
+def test_a_fit_on_read_only_votes_warns_nothing():
+    # the row problem holds a kept (read-only) vote matrix without a copy: torch's warning on
+    # non-writable arrays is raised once per process, so the fit runs in a fresh one
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings; warnings.simplefilter('error')\n"
+        "import numpy as np\n"
+        "from skpacbayes import VCDimBoundClassifier\n"
+        "from skpacbayes.voters import StumpBank\n"
+        "rng = np.random.RandomState(0)\n"
+        "X = rng.uniform(-1, 1, size=(200, 12))\n"
+        "y = (X[:, 0] > 0).astype(int) ^ (rng.rand(200) < 0.2)\n"
+        "VCDimBoundClassifier(voters=StumpBank(feature_range=(-1, 1)), max_epochs=20,\n"
+        "                     random_state=0).fit(X, y)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -7,6 +7,7 @@ certificate, and computes the stochastic losses in chunks.
 """
 
 import hashlib
+import warnings
 
 import numpy as np
 import torch
@@ -59,7 +60,7 @@ class RowProblem:
         for g in groups:
             post = make_posterior(spec.posterior, len(g.voters), self.n_classes, spec.prior)
             self.posteriors.append(post)
-            self.votes.append(torch.from_numpy(_block(votes, g)).to(device))
+            self.votes.append(_read_only_tensor(_block(votes, g)).to(device))
             self.labels.append(torch.from_numpy(y_idx[g.samples].astype(np.int64)).to(device))
             rows = np.full(self.n_samples, -1, dtype=np.int64)
             rows[g.samples] = np.arange(g.samples.size)
@@ -223,6 +224,14 @@ def _block(votes, group):
             return np.ascontiguousarray(votes)
         return np.take(votes, group.samples, axis=0)
     return np.ascontiguousarray(votes[np.ix_(group.samples, group.voters)])
+
+
+def _read_only_tensor(array):
+    """``torch.from_numpy(array)`` without torch's warning on a read-only array: the votes
+    of a kept vote matrix are read-only, and the problem only reads them."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "The given NumPy array is not writable", UserWarning)
+        return torch.from_numpy(array)
 
 
 def _error_matrix(votes, labels, dtype):
