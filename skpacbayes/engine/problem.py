@@ -212,11 +212,11 @@ class RowProblem:
 
 
 def _block(votes, group):
-    """The votes of ``group`` (its rows, its voters) as a C-contiguous copy.
+    """The votes of ``group`` (its rows, its voters), C-contiguous.
 
-    Every voter in order (one group, or out-of-bag): a take of the rows, about twenty times
-    faster than the fancy indexing ``np.ix_`` needs for a subset of the columns; every row
-    too: the votes themselves, not copied (the problem only reads them).
+    Every row and every voter: the votes themselves, not copied (the problem only reads
+    them). Every voter in order (one group, or out-of-bag): a take of the rows, about twenty
+    times faster than the fancy indexing ``np.ix_`` needs for a subset of the columns.
     """
     n_rows, n_voters = votes.shape
     if group.voters.size == n_voters and np.array_equal(group.voters, np.arange(n_voters)):
