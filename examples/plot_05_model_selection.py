@@ -17,6 +17,8 @@ the candidates and keeps a certificate.
 # :func:`~skpacbayes.model_selection.bound_scorer` scores a fitted estimator by minus its
 # bound, so ``GridSearchCV`` ranks the configurations by the certificates obtained on the
 # cross-validation training folds. It then refits the best configuration on all the data.
+import warnings
+
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.datasets import load_breast_cancer
@@ -27,7 +29,7 @@ from skpacbayes import (
     OccamBoundClassifier,
     SecondOrderBoundClassifier,
 )
-from skpacbayes.model_selection import BoundSelectionClassifier, bound_scorer
+from skpacbayes.model_selection import BoundSelectionClassifier, SelectionWarning, bound_scorer
 from skpacbayes.voters import StumpBank
 
 X, y = load_breast_cancer(return_X_y=True)
@@ -42,7 +44,9 @@ search = GridSearchCV(
     scoring=bound_scorer,
     cv=2,
 )
-search.fit(X_train, y_train)
+with warnings.catch_warnings(record=True) as caught:  # the refit warns: see below
+    warnings.simplefilter("always", SelectionWarning)
+    search.fit(X_train, y_train)
 results = search.cv_results_
 for params, score in zip(results["params"], results["mean_test_score"], strict=True):
     print(f"{params['posterior']:<12} mean fold bound {-score:.3f}")
@@ -53,7 +57,10 @@ print(f"selected: {search.best_params_['posterior']}")
 # posterior family was chosen by looking at the data: this number is **not** a certificate
 # for the selected classifier. Because every statement of the library holds for all
 # posteriors simultaneously, re-certifying the refitted classifier at ``delta / K`` (``K`` =
-# 3 families here) makes it one again, by the union bound over the three families.
+# 3 families here) makes it one again, by the union bound over the three families. The refit
+# said so: a :class:`~skpacbayes.model_selection.SelectionWarning`, raised whenever a search
+# refits a configuration chosen among different statements.
+print(*(str(w.message).split(": ")[0] for w in caught if w.category is SelectionWarning))
 best = search.best_estimator_
 K = len(grid["posterior"])
 print(f"refit bound at delta     = {best.bound_:.3f}  (not a certificate after selection)")

@@ -20,13 +20,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_delta
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._out_of_core import refuse_dask_input
+from skpacbayes.classifiers._search_refit import SelectionWarning, warn_if_refit_by_search
 from skpacbayes.engine.certificate import equal_share
 from skpacbayes.engine.parallel import as_completed
 from skpacbayes.engine.sharing import shared_votes
 from skpacbayes.engine.spec import progress
 from skpacbayes.voters._base import DocLinkMixin
 
-__all__ = ["BoundSelectionClassifier", "bound_scorer"]
+__all__ = ["BoundSelectionClassifier", "SelectionWarning", "bound_scorer"]
 
 
 def validated_for_predict(estimator, X):
@@ -255,6 +256,10 @@ class BoundSelectionClassifier(
     True
     """
 
+    #: parameters that only steer the optimisation or the computation: a search over
+    #: them alone keeps the refitted bound_ (warn_if_refit_by_search)
+    _optimisation_params: ClassVar[frozenset] = frozenset({"n_jobs", "verbose"})
+
     _parameter_constraints: ClassVar[dict] = {
         "estimators": [list],
         "delta": DELTA,
@@ -298,6 +303,7 @@ class BoundSelectionClassifier(
         (0, True)
         """
         reject_fit_params(self, fit_params)
+        warn_if_refit_by_search(self, self._optimisation_params)
         if len(self.estimators) == 0:
             raise ValueError("estimators must contain at least one candidate.")
         refuse_dask_input(self, X, y, "fits every candidate on the rows held in memory")
@@ -376,9 +382,8 @@ def bound_scorer(estimator, X=None, y=None):
     turns a grid into its candidates), or report
     ``best_estimator_.recompute_bound(delta / K)``.
 
-    No warning is raised at run time: a search clones the estimator and calls
-    ``fit`` as a user does, and under ``n_jobs`` the scorer runs in worker
-    processes, so no check could tell every search from a plain fit.
+    The refit of such a choice raises a :class:`SelectionWarning` when the
+    configurations differ in more than the optimisation parameters.
 
     Examples
     --------

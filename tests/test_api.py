@@ -13,6 +13,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.utils._param_validation import InvalidParameterError
 
 import skpacbayes
+from skpacbayes.model_selection import SelectionWarning
 from skpacbayes.voters import StumpBank
 
 MODULES = (
@@ -126,7 +127,9 @@ def test_grid_search_over_voter_parameters_with_explicit_voters():
         skpacbayes.OccamBoundClassifier(voters=StumpBank()),
         {"voters__n_thresholds": [2, 5]},
         cv=2,
-    ).fit(X, y)
+    )
+    with pytest.warns(SelectionWarning, match="voters__n_thresholds"):  # the voters changed
+        search.fit(X, y)
     assert search.best_params_["voters__n_thresholds"] in (2, 5)
 
 
@@ -236,3 +239,64 @@ def test_estimators_pickled_under_the_old_module_paths_load():
         assert type(loaded) is type(est) and type(loaded.certificate_) is type(est.certificate_)
         np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
         assert loaded.bound_ == est.bound_
+
+
+# ----------------------------------------------------------------------------- search refits
+
+
+def _selection_warnings(search, X, y):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X, y)
+    return [w for w in caught if issubclass(w.category, SelectionWarning)]
+
+
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_search_refit_over_the_statement_warns_once(n_jobs):
+    """The refit of a configuration chosen among statements warns (once, in this process)."""
+    from sklearn.model_selection import RandomizedSearchCV
+
+    X, y = make_classification(n_samples=120, n_features=4, random_state=0)
+    est = skpacbayes.FirstOrderBoundClassifier(max_epochs=2, random_state=0)
+    grid = {"posterior": ["categorical", "gaussian"], "learning_rate": [0.1, 0.01]}
+    caught = _selection_warnings(GridSearchCV(est, grid, cv=2, n_jobs=n_jobs), X, y)
+    assert len(caught) == 1
+    text = str(caught[0].message)
+    assert "GridSearchCV" in text and "among 2 configurations" in text and "posterior" in text
+    assert "learning_rate" not in text and "recompute_bound(delta / 2)" in text
+    search = RandomizedSearchCV(est, {"delta": [0.05, 0.1]}, n_iter=2, cv=2, random_state=0)
+    assert len(_selection_warnings(search, X, y)) == 1
+
+
+def test_search_refit_over_optimisation_parameters_is_silent():
+    """Every statement holds for all posteriors: choosing how to optimise costs nothing."""
+    X, y = make_classification(n_samples=120, n_features=4, random_state=0)
+    est = skpacbayes.FirstOrderBoundClassifier(max_epochs=2, random_state=0)
+    grid = {"learning_rate": [0.1, 0.01], "max_epochs": [1, 2], "posterior": ["gaussian"]}
+    assert _selection_warnings(GridSearchCV(est, grid, cv=2), X, y) == []
+    # a plain fit, and a search without refit, say nothing either
+    assert _selection_warnings(est, X, y) == []
+    search = GridSearchCV(est, {"posterior": ["categorical", "gaussian"]}, cv=2, refit=False)
+    assert _selection_warnings(search, X, y) == []
+
+
+def test_search_refit_of_a_pipeline_and_of_hold_out_warns():
+    """The estimator is found inside the refitted pipeline; a preprocessing choice counts."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = make_classification(n_samples=200, n_features=4, random_state=0)
+    pipe = make_pipeline(StandardScaler(), skpacbayes.OccamBoundClassifier(random_state=0))
+    caught = _selection_warnings(
+        GridSearchCV(pipe, {"standardscaler__with_mean": [True, False]}, cv=2), X, y
+    )
+    assert len(caught) == 1 and "OccamBoundClassifier" in str(caught[0].message)
+    hold_out = skpacbayes.HoldOutBoundClassifier(
+        voters=RandomForestClassifier(n_estimators=5), random_state=0
+    )
+    grid = {"validation_fraction": [0.2, 0.5], "n_jobs": [None]}
+    caught = _selection_warnings(GridSearchCV(hold_out, grid, cv=2), X, y)
+    assert len(caught) == 1 and "validation_fraction" in str(caught[0].message)

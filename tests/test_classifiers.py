@@ -23,7 +23,7 @@ from skpacbayes import (
 )
 from skpacbayes.bounds import vc_bound
 from skpacbayes.datasets import load_dataset
-from skpacbayes.model_selection import BoundSelectionClassifier, bound_scorer
+from skpacbayes.model_selection import BoundSelectionClassifier, SelectionWarning, bound_scorer
 from skpacbayes.voters import SplitForest, StumpBank
 
 FAST = {"max_epochs": 10, "batch_size": 128, "random_state": 0}
@@ -327,7 +327,9 @@ def test_string_labels_pipeline_and_gridsearch(cancer):
         {"posterior": ["categorical", "gaussian"]},
         scoring=bound_scorer,
         cv=2,
-    ).fit(X_tr, y_tr)
+    )
+    with pytest.warns(SelectionWarning, match="posterior"):  # two families: two statements
+        grid.fit(X_tr, y_tr)
     assert grid.best_params_["posterior"] in ("categorical", "gaussian")
 
 

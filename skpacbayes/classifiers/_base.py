@@ -20,6 +20,7 @@ from skpacbayes.classifiers._constraints import (
 )
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._out_of_core import dask_rows
+from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.spec import FitSpec
 from skpacbayes.engine.vote import weighted_vote_scores
@@ -219,6 +220,23 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
     True
     """
 
+    #: parameters that only steer the optimisation or the computation: a search over
+    #: them alone keeps the refitted bound_ (warn_if_refit_by_search)
+    _optimisation_params: ClassVar[frozenset] = frozenset(
+        {
+            "batch_size",
+            "device",
+            "early_stopping_patience",
+            "learning_rate",
+            "max_epochs",
+            "max_train_rows",
+            "n_jobs",
+            "solver",
+            "tighten",
+            "verbose",
+        }
+    )
+
     _parameter_constraints: ClassVar[dict] = {
         "voters": [None, HasMethods(["fit", "votes"])],
         "posterior": [StrOptions(set(POSTERIORS))],
@@ -387,6 +405,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         0.173
         """
         reject_fit_params(self, fit_params)
+        warn_if_refit_by_search(self, self._optimisation_params)
         if self._bound_class is None:
             raise TypeError(
                 "MajorityVoteClassifier is an abstract base class and cannot be fitted; use "

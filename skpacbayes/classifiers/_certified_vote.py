@@ -37,6 +37,7 @@ from skpacbayes.classifiers._held_out_rows import (
 )
 from skpacbayes.classifiers._hold_out import HoldOutBoundClassifier
 from skpacbayes.classifiers._out_of_core import refuse_dask_input
+from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._second_order import SecondOrderBoundClassifier
 from skpacbayes.engine.certificate import shares_within
 from skpacbayes.engine.parallel import as_completed
@@ -480,6 +481,10 @@ default="tightest_bound"
     (True, [0.0125, 0.0125, 0.0125, 0.0125])
     """
 
+    #: parameters that only steer the optimisation or the computation: a search over
+    #: them alone keeps the refitted bound_ (warn_if_refit_by_search)
+    _optimisation_params: ClassVar[frozenset] = frozenset({"n_jobs", "selection", "verbose"})
+
     _parameter_constraints: ClassVar[dict] = {
         "voters": [None, HasMethods(["fit", "predict"])],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), "array-like"],
@@ -669,6 +674,7 @@ default="tightest_bound"
         True
         """
         reject_fit_params(self, fit_params)
+        warn_if_refit_by_search(self, self._optimisation_params)
         self._check_renamed()
         refuse_dask_input(self, X, y, "grows its forests on most of the rows")
         X, y, _ = validate_training_data(self, X, y)

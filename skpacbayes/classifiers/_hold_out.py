@@ -43,6 +43,7 @@ from skpacbayes.classifiers._held_out_rows import (
     validation_rows,
 )
 from skpacbayes.classifiers._out_of_core import dask_rows
+from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._stream import StreamMixin
 from skpacbayes.engine.certify import certify_test_set
 from skpacbayes.engine.dask_passes import is_dask_input
@@ -199,6 +200,10 @@ class HoldOutBoundClassifier(
     (True, 10)
     """
 
+    #: parameters that only steer the optimisation or the computation: a search over
+    #: them alone keeps the refitted bound_ (warn_if_refit_by_search)
+    _optimisation_params: ClassVar[frozenset] = frozenset({"n_jobs", "verbose"})
+
     _parameter_constraints: ClassVar[dict] = {
         "voters": [None, HasMethods(["fit", "votes"]), HasMethods(["fit", "predict"])],
         "validation_fraction": [
@@ -273,6 +278,7 @@ class HoldOutBoundClassifier(
         (30, 60)
         """
         reject_fit_params(self, fit_params)
+        warn_if_refit_by_search(self, self._optimisation_params)
         fractions = self._validation_fractions()
         sample = self.train_size is not None
         if sample and not (
