@@ -333,9 +333,9 @@ def test_voter_errors_from_the_held_errors_are_those_of_the_votes():
 
 
 @pytest.mark.parametrize("shape", [(70_001, 200), (9_999, 37), (130, 400), (3, 5)])
-def test_byte_products_of_the_rows_are_those_of_the_float32_matrix(shape, monkeypatch):
-    # a large float32 mask is also held in bytes, which the products of its rows read a block
-    # of rows at a time: the same numbers, bit for bit, as the product of the float32 matrix
+def test_byte_products_are_those_of_the_float32_matrix(shape, monkeypatch):
+    # a large float32 mask is also held in bytes, which the products of its rows and their
+    # gradients read a block of rows at a time: the numbers of the float32 matrix
     import skpacbayes.posteriors._vote_sums as vote_sums
 
     g = torch.Generator().manual_seed(shape[0])
@@ -353,9 +353,10 @@ def test_byte_products_of_the_rows_are_those_of_the_float32_matrix(shape, monkey
             product = held.matvec(w)
             (product * torch.linspace(0, 1, shape[0])).sum().backward()
             # bit for bit with the x86-64 OpenBLAS kernels measured (each row summed alike
-            # whatever the block); BLAS promises the values to rounding only
+            # whatever the block; the gradient's blocks added in order into one result);
+            # BLAS promises the values to rounding only
             torch.testing.assert_close(product, expected, rtol=1e-5, atol=1e-6)
-            assert torch.equal(w.grad, grad)  # the gradient reads the float32 matrix
+            torch.testing.assert_close(w.grad, grad, rtol=1e-5, atol=1e-4)
             post = Gaussian(mask.shape[1])
             torch.testing.assert_close(
                 post.stochastic_loss(w.detach() - 1, held, None),
