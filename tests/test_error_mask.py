@@ -1,6 +1,7 @@
 """The training fast paths (precomputed float error masks, held class indices and counts) give
 the losses of the votes path."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -387,3 +388,16 @@ def test_a_fit_on_read_only_votes_warns_nothing():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64, np.uint32, np.float16])
+def test_take_rows_is_numpy_take(dtype):
+    # the rows of the vote matrix a row problem holds, copied into memory torch allocates
+    from skpacbayes.engine.problem import take_rows
+
+    votes = np.arange(7 * 5).reshape(7, 5).astype(dtype)
+    rows = np.array([6, 0, 2, 2])
+    taken = take_rows(votes, rows)
+    assert taken.dtype == votes.dtype and taken.flags.c_contiguous
+    assert np.array_equal(taken, np.take(votes, rows, axis=0))
+    assert take_rows(votes, np.array([], dtype=np.int64)).shape == (0, 5)
