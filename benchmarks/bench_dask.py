@@ -40,6 +40,7 @@ import sys
 import time
 
 import numpy as np
+from provenance import head_commit
 
 N_FEATURES = 20
 # labels: a noisy rule on a few features (a linear part and an interaction)
@@ -215,12 +216,9 @@ def main():
         results.append(json.loads(result[0][len("RESULT ") :]))
         lines.append(_row(results[-1]))
         print(lines[-1], flush=True)
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
     header = [
         f"# command: python benchmarks/bench_dask.py {' '.join(sys.argv[1:])}   (commit "
-        f"{commit or 'unknown'})",
+        f"{head_commit()})",
         f"{args.workers}-worker LocalCluster (process workers, 1 thread each, "
         f"memory_limit={args.memory_limit}), blocks of {args.chunk_rows} rows x "
         f"{N_FEATURES} float64 generated on the workers; fresh rows: {args.fresh_rows}; "

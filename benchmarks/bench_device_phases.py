@@ -12,8 +12,8 @@ after a small warm-up fit. Each phase is timed between two device synchronisatio
 seconds are its own:
 
 * ``votes``: the vote matrix of the training rows (NumPy, on the host);
-* ``problem``: the error matrices on the training device and the float64 copy of the votes
-  for the certificate (``_Problem``, twice);
+* ``problem``: the error matrices on the training device and the float64 votes of the
+  certificate (``RowProblem``, twice);
 * ``starts``: the mapped starts of the per-row families (their scale scans and the vote
   start's cross-entropy);
 * ``lbfgs``: every L-BFGS run, with its objective-and-gradient evaluations counted
@@ -40,9 +40,12 @@ import numpy as np
 import torch
 from sklearn.model_selection import train_test_split
 
-import skpacbayes.engine.fit as fitting
+import skpacbayes.engine.descent as descent
 import skpacbayes.engine.optimisers as training
-import skpacbayes.engine.statistics as statistics
+import skpacbayes.engine.passes as passes
+import skpacbayes.engine.problem as problem
+import skpacbayes.engine.rows as rows
+import skpacbayes.engine.spec as specs
 from skpacbayes import FirstOrderBoundClassifier
 from skpacbayes.voters import StumpBank
 
@@ -103,7 +106,7 @@ class _Timers:
         setattr(owner, name, timed)
 
     def count_evaluations(self):
-        inner = fitting.minimize_lbfgs
+        inner = descent.minimize_lbfgs  # the runs' (the vote start's is vote_loss's own)
 
         def counted(params, objective, **kwargs):
             if self.active[-1:] != ["lbfgs"]:  # the vote start's cross-entropy: a start
@@ -118,7 +121,7 @@ class _Timers:
 
             return inner(params, evaluation, **kwargs)
 
-        fitting.minimize_lbfgs = counted
+        descent.minimize_lbfgs = counted
         capture = training.cuda_graph
 
         def recorded(params, evaluate, logger=None):
@@ -138,11 +141,11 @@ class _Timers:
     def show_ends(self):
         """Print the engine's lines on each L-BFGS run and on the starts and ends."""
 
-        def log(estimator, message):
+        def log(spec, message):
             if message.startswith(("starts:", "L-BFGS:")):
                 print(f"  {message}", flush=True)
 
-        fitting._log = log
+        specs.FitSpec.log = log
 
     def _profiled(self, objective, params):
         activities = [torch.profiler.ProfilerActivity.CPU]
@@ -174,11 +177,11 @@ def main():
     bandwidth = args.bandwidth or _bandwidth(device)
     print(f"torch {torch.__version__}, {device}, copy bandwidth {bandwidth:.0f} GB/s", flush=True)
     timers = _Timers(device, args.profile)
-    timers.wrap(statistics.VotePasses, "whole", "votes")
-    timers.wrap(fitting._Problem, "__init__", "problem")
-    timers.wrap(fitting, "_row_starts", "starts")
-    timers.wrap(fitting, "_run_lbfgs", "lbfgs")
-    timers.wrap(fitting, "_certify", "certificate")
+    timers.wrap(passes.VotePasses, "whole", "votes")
+    timers.wrap(problem.RowProblem, "__init__", "problem")
+    timers.wrap(rows, "_row_starts", "starts")
+    timers.wrap(rows, "run_lbfgs", "lbfgs")
+    timers.wrap(rows, "certify", "certificate")
     timers.count_evaluations()
     timers.show_ends()
 

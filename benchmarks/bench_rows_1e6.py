@@ -35,6 +35,7 @@ import sys
 import time
 
 import numpy as np
+from provenance import head_commit
 
 PHASES = ("votes", "training", "certificate", "fit")
 
@@ -135,7 +136,9 @@ def main():
     if args.before:
         versions = {"before": args.before, "after": here}
     print(f"{os.cpu_count()} CPU cores; load average at the start {_load()}")
-    print(f"versions: {versions}; medians of {args.repeats}; seconds, (ratio to the vote matrix)")
+    commits = {version: head_commit(path) for version, path in versions.items()}
+    print(f"versions: {versions} at commits {commits}")
+    print(f"medians of {args.repeats}; seconds, (ratio to the vote matrix)")
     tasks = [(p, j) for p in args.posteriors for j in args.n_jobs]
     if args.adult:
         tasks += [("adult", j) for j in args.n_jobs]

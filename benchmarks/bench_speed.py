@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from provenance import head_commit
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[1]
@@ -185,9 +186,7 @@ def main():
     if args.worker:
         return _grid_worker(args) if args.grid_search else _worker(args)
     before = _worktree(args.before_commit)
-    head = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    head = head_commit(ROOT)
     print(f"# python benchmarks/bench_speed.py {' '.join(sys.argv[1:])}")
     print(
         f"# before: {args.before_commit} ({args.repeats_before} fit per pair), after: "

@@ -16,7 +16,6 @@ Usage::
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -28,6 +27,7 @@ from skpacbayes.voters import StumpBank
 
 sys.path.insert(0, os.path.dirname(__file__))
 from bench_device import _synthetic  # noqa: E402
+from provenance import head_commit  # noqa: E402
 
 
 def main():
@@ -40,12 +40,9 @@ def main():
     args = parser.parse_args()
     X, y = _synthetic(int(args.rows))
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
     lines = [
         f"# command: python benchmarks/bench_train_sample.py {' '.join(sys.argv[1:])}   "
-        f"(commit {commit or 'unknown'})",
+        f"(commit {head_commit()})",
         f"synthetic {int(args.rows)}x20, {X_tr.shape[0]} training rows, 400 stumps, "
         f"FirstOrderBoundClassifier(random_state=0); median of {args.repeats} fit(s); "
         f"load average before: {os.getloadavg()[0]:.2f}",

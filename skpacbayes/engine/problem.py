@@ -18,7 +18,7 @@ from skpacbayes.engine.spec import make_posterior
 from skpacbayes.engine.statistics import column_sums
 from skpacbayes.posteriors._base import ClassVotes, ErrorMask
 
-__all__ = ["RowProblem", "error_matrix_bytes"]
+__all__ = ["RowProblem", "error_matrix_bytes", "take_rows"]
 
 ROW_CHUNK = 16384  # rows per chunk of the losses (and of the mixture's win probabilities)
 _INDEX_BYTES = 2**30  # largest int64 vote indices the multi-class Gaussian training holds
@@ -222,8 +222,25 @@ def _block(votes, group):
     if group.voters.size == n_voters and np.array_equal(group.voters, np.arange(n_voters)):
         if group.samples.size == n_rows and np.array_equal(group.samples, np.arange(n_rows)):
             return np.ascontiguousarray(votes)
-        return np.take(votes, group.samples, axis=0)
+        return take_rows(votes, group.samples)
     return np.ascontiguousarray(votes[np.ix_(group.samples, group.voters)])
+
+
+def take_rows(votes, rows):
+    """``np.take(votes, rows, axis=0)`` for valid row indices ``rows``, into memory that
+    torch allocates (the same values).
+
+    The rows of a large vote matrix fill hundreds of MiB of fresh memory, whose first writes
+    can cost more than the copy: NumPy asks the kernel for huge pages there, which a Linux
+    kernel may compact memory to find, torch does not.
+    """
+    votes, rows = np.asarray(votes), np.asarray(rows)
+    try:
+        dtype = torch.from_numpy(np.empty(0, dtype=votes.dtype)).dtype
+    except TypeError:  # a dtype torch does not hold
+        return np.take(votes, rows, axis=0)
+    out = torch.empty((rows.size, *votes.shape[1:]), dtype=dtype).numpy()
+    return np.take(votes, rows, axis=0, out=out, mode="clip")
 
 
 def _read_only_tensor(array):

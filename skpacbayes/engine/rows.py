@@ -25,7 +25,7 @@ from skpacbayes.engine.optimisers import (
     to_device,
     train,
 )
-from skpacbayes.engine.problem import RowProblem, error_matrix_bytes
+from skpacbayes.engine.problem import RowProblem, error_matrix_bytes, take_rows
 from skpacbayes.engine.row_statistics import loss_sums, safe_statistics
 from skpacbayes.engine.sampling import training_groups
 from skpacbayes.engine.spec import RefineContext, make_posterior
@@ -77,7 +77,7 @@ def fit_on_rows(spec, passes, y_idx, scheme, seed, device):
             train_votes, train_y = passes.rows(rows, y_idx)
         else:
             votes = passes.whole()
-            train_votes, train_y = np.take(votes, rows, axis=0), y_idx[rows]
+            train_votes, train_y = take_rows(votes, rows), y_idx[rows]
         train_groups = [
             EvaluationGroup(g.voters, np.searchsorted(rows, g.samples)) for g in train_groups
         ]

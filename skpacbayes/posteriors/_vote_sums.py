@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 import torch
+from scipy.linalg.blas import sgemv
 
 __all__ = [
     "ClassVotes",
@@ -97,8 +98,8 @@ class ErrorMask:
         """The mask with a copy of its values in bytes, where that makes the products of its
         rows (``e @ w``) faster: a float32 mask on the CPU of at least
         ``_BYTES_MIN_ELEMENTS`` entries, whose float32 matrix does not stay in the caches
-        (:func:`_byte_matvec` reads a quarter of the memory, for the same numbers). The
-        products of its columns (``e.T @ r``) keep reading ``values``. Else the mask itself.
+        (:func:`_byte_matvec` reads a quarter of the memory, for the same numbers; so do the
+        gradients of those products, :func:`_byte_rmatvec`). Else the mask itself.
 
         Returns
         -------
@@ -264,29 +265,65 @@ def _matvec(a, x):
     return a @ x
 
 
+def _byte_blocks(codes):
+    """The rows of the 0/1 uint8 matrix ``codes`` (CPU) in float32, a block at a time:
+    ``(first row, block)``, each block converted into one buffer that stays in the caches.
+
+    The blocks start at multiples of 64 rows, where the OpenBLAS kernels' groups of rows (the
+    products of the rows) and of columns (the products of the columns, 8 at a time) start
+    too, and the last one has at least 64 rows (a product over fewer columns takes another
+    kernel). The buffer is reused: a block is read before the next one is yielded.
+    """
+    n_rows, n = codes.shape
+    step = max(64, _BYTES_BLOCK // max(1, 4 * n) // 64 * 64)
+    buf = torch.empty((min(step + 63, n_rows), n), dtype=torch.float32)
+    s = 0
+    while s < n_rows:
+        stop = n_rows if n_rows - s < step + 64 else s + step
+        block = buf[: stop - s]
+        block.copy_(codes[s:stop])  # exact (0 and 1); torch's vectorised conversion
+        yield s, block.numpy()
+        s = stop
+
+
 def _byte_matvec(codes, x):
     """``codes @ x`` for a 0/1 uint8 matrix ``codes`` (CPU) and a float32 vector ``x``: the
-    float32 :func:`_matvec` of the same 0/1 matrix, a block of rows at a time.
+    float32 :func:`_matvec` of the same 0/1 matrix, a block of rows at a time
+    (:func:`_byte_blocks`).
 
-    Each block is converted to float32 in a buffer that stays in the caches and multiplied
-    there by the same BLAS kernel: the product of a matrix with a vector sums each row on its
-    own, so the values are those of the whole float32 matrix (bit for bit with the x86-64
-    OpenBLAS kernels measured: the blocks start at multiples of 64 rows, where the kernel's
-    groups of rows start too; BLAS itself promises them to rounding only), for a read of a
-    quarter of its bytes from memory. Only the float32 training objective reads it; the
-    certificates recompute every loss in float64.
+    Each block is multiplied in the cache by the same BLAS kernel: the product of a matrix
+    with a vector sums each row on its own, so the values are those of the whole float32
+    matrix (bit for bit with the x86-64 OpenBLAS kernels measured; BLAS itself promises them
+    to rounding only), for a read of a quarter of its bytes from memory. Only the float32
+    training objective reads it; the certificates recompute every loss in float64.
     """
-    a = codes.numpy()
     xv = x.detach().numpy()
-    n_rows, n = a.shape
-    step = max(64, _BYTES_BLOCK // max(1, 4 * n) // 64 * 64)
-    buf = np.empty((min(step, n_rows), n), dtype=np.float32)
-    out = np.empty(n_rows, dtype=np.float32)
+    out = np.empty(codes.shape[0], dtype=np.float32)
     with np.errstate(invalid="ignore"):  # see _matvec
-        for s in range(0, n_rows, step):
-            block = buf[: min(step, n_rows - s)]
-            np.copyto(block, a[s : s + step])
+        for s, block in _byte_blocks(codes):
             np.matmul(block, xv, out=out[s : s + block.shape[0]])
+    return torch.from_numpy(out)
+
+
+def _byte_rmatvec(codes, x):
+    """``codes.T @ x`` for a 0/1 uint8 matrix ``codes`` (CPU) and a float32 vector ``x``: the
+    float32 :func:`_matvec` of the transposed 0/1 matrix, a block of rows at a time
+    (:func:`_byte_blocks`).
+
+    That product is BLAS's ``sgemv`` adding the rows, scaled, into the result, 8 rows at a
+    time, in order; here each block is added by the same routine into the same result
+    (``beta = 1``), the blocks starting at multiples of 64 rows: the same sums in the same
+    order (bit for bit with the x86-64 OpenBLAS kernels measured, SciPy's BLAS on each block
+    against NumPy's on the whole matrix; BLAS promises them to rounding only), for a read of
+    a quarter of the bytes from memory. Only the float32 training reads it (the gradient of
+    :class:`_MaskProduct`).
+    """
+    xv = x.detach().numpy()
+    out = np.zeros(codes.shape[1], dtype=np.float32)
+    with np.errstate(invalid="ignore"):  # see _matvec
+        for s, block in _byte_blocks(codes):
+            rows = xv[s : s + block.shape[0]]
+            out = sgemv(1.0, block.T, rows, beta=1.0, y=out, overwrite_y=True)
     return torch.from_numpy(out)
 
 
@@ -295,20 +332,29 @@ def _row_products(e, codes, w):
     return _matvec(e, w) if codes is None else _byte_matvec(codes, w)
 
 
+def _column_products(e, codes, r):
+    """``e.T @ r`` (values only), from the bytes ``codes`` of ``e`` where they are held and
+    its columns are a multiple of 4 (OpenBLAS's ``sgemv`` sums the last rows of its result,
+    beyond a multiple of 4, on their own: blocks would round them differently)."""
+    if codes is None or e.shape[1] % 4:
+        return _matvec(e.T, r)
+    return _byte_rmatvec(codes, r)
+
+
 class _MaskProduct(torch.autograd.Function):
     """``e @ w`` for a constant 0/1 matrix ``e``, differentiable in ``w`` (see :func:`_matvec`;
-    ``codes``: the bytes of ``e``, read by the forward product where given)."""
+    ``codes``: the bytes of ``e``, read by both products where given)."""
 
     @staticmethod
     def forward(ctx, e, w, codes=None):
-        ctx.save_for_backward(e)
+        ctx.save_for_backward(e, codes)
         return _row_products(e, codes, w)
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, grad):
-        (e,) = ctx.saved_tensors
-        return None, _matvec(e.T, grad), None
+        e, codes = ctx.saved_tensors
+        return None, _column_products(e, codes, grad), None
 
 
 class ClassVotes:
