@@ -10,6 +10,8 @@ its peak resident memory is its own):
   ``train_size="auto"`` (``min(50000, n // 3)`` rows drawn into memory);
 * ``holdout-sample``: ``HoldOutBoundClassifier(voters=forest, train_size=...)`` with the
   same number of rows (the same rows: same ``random_state``);
+* ``certified-vote-default`` (not run unless named): ``certified-vote`` with the default
+  forests (``voters=None``: 200 fully grown trees each);
 * ``certified-vote-memory``: the array computed into memory and
   ``CertifiedVoteClassifier(voters=forest)`` fitted on it (``train_size`` left at
   ``"auto"``: every row in memory, the in-memory candidates).
@@ -35,11 +37,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_dask import N_FEATURES, SEEDS, _peak_mib, rows  # noqa: E402
 
-RUNS = ("certified-vote", "holdout-sample", "certified-vote-memory")
+RUNS = ("certified-vote", "holdout-sample", "certified-vote-memory", "certified-vote-default")
 _NAMES = {
     "certified-vote": "CertifiedVote, dask, train_size='auto'",
     "holdout-sample": "HoldOut, dask, same train_size",
     "certified-vote-memory": "CertifiedVote, X.compute() in memory",
+    "certified-vote-default": "CertifiedVote, dask, voters=None (200 full trees)",
 }
 
 
@@ -75,6 +78,8 @@ def run_one(kind, args):
         elif kind == "holdout-sample":
             est = HoldOutBoundClassifier(voters=forest, train_size=train_size, random_state=0)
             est.fit(X, y)
+        elif kind == "certified-vote-default":
+            est = CertifiedVoteClassifier(random_state=0, n_jobs=args.workers).fit(X, y)
         else:
             Xm, ym = dask.compute(X, y)
             est = CertifiedVoteClassifier(voters=forest, random_state=0, n_jobs=1).fit(Xm, ym)
@@ -123,7 +128,7 @@ def _row(r):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=float, default=3e5)
-    parser.add_argument("--runs", default=",".join(RUNS))
+    parser.add_argument("--runs", default=",".join(RUNS[:3]))
     parser.add_argument("--chunk-rows", type=float, default=5e4)
     parser.add_argument("--fresh-rows", type=float, default=1e6)
     parser.add_argument("--trees", type=int, default=51)
