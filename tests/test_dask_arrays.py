@@ -479,6 +479,8 @@ def test_certified_vote_sample_protocol_per_class_and_refusals(threads):
     CertifiedVote = skpacbayes.CertifiedVoteClassifier
     with pytest.raises(ValueError, match="set train_size='auto'"):
         CertifiedVote(train_size=None).fit(Xd, yd)
+    with pytest.raises(ValueError, match="5 rows are too few"):
+        CertifiedVote().fit(*_dask(X[:5], np.array([0, 1, 0, 1, 0])))
     with pytest.raises(ValueError, match="out_of_bag=False"):
         CertifiedVote(train_size=1000, out_of_bag=True).fit(X, y)
     with pytest.raises(ValueError, match="train_size=3000 must leave"):

@@ -54,7 +54,14 @@ def resolve_train_size(train_size, n_rows, out_of_core):
     10000
     """
     if isinstance(train_size, str):  # "auto"
-        return min(DASK_TRAIN_SIZE, n_rows // 3) if out_of_core else None
+        if not out_of_core:
+            return None
+        if n_rows < 6:
+            raise ValueError(
+                f"train_size='auto' draws a third of the rows into memory: {n_rows} rows are "
+                "too few to grow and certify forests on (at least 6)."
+            )
+        return min(DASK_TRAIN_SIZE, n_rows // 3)
     if train_size is None and out_of_core:
         raise ValueError(
             "CertifiedVoteClassifier(train_size=None) grows its forests on most of the rows, "

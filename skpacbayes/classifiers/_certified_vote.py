@@ -407,7 +407,9 @@ default="tightest_bound"
         cannot be computed (an out-of-bag candidate on so few rows that some pair of
         trees shares no out-of-bag row) drops out with a ``FitFailedWarning``: ``bound``
         1.0, ``estimated_error`` nan and the reason under ``dropped``; it is never
-        deployed.
+        deployed. With a sample (``train_size``), also ``held_out_rows`` (the rows
+        the candidate is certified on: its held-out rows of the sample and every row
+        outside it) and ``train_size``.
     best_index_ : int
         Index of the deployed candidate in ``candidates_``.
     best_candidate_ : dict
