@@ -172,7 +172,8 @@ def main():
         f"{args.workers}-worker LocalCluster (process workers, 1 thread each, "
         f"memory_limit={args.memory_limit}), blocks of {args.chunk_rows} rows x "
         f"{N_FEATURES} float64 generated on the workers; fresh rows: {args.fresh_rows}; "
-        f"forests: RandomForestClassifier({args.trees} trees, max_depth={args.depth}); "
+        f"forests: voters=RandomForestClassifier({args.trees} trees, max_depth={args.depth}) "
+        "(the default run: voters=None, 200 fully grown trees per forest); "
         "delta = 0.05; one fit each",
         "| run | rows | fit wall (s) | client peak RSS (MiB) | bound (%) | error on fresh "
         "rows (%) | bound - fresh error (points) | rows certified (deployed) | rows certified "
