@@ -362,7 +362,7 @@ def test_prefit_reuse_check_cannot_read_dask(forest):
 @pytest.mark.parametrize(
     "estimator",
     [
-        skpacbayes.CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=3)),
+        skpacbayes.CertifiedVoteClassifier(train_size=None),
         BoundSelectionClassifier([OccamBoundClassifier(voters=StumpBank())]),
     ],
     ids=lambda e: type(e).__name__,
@@ -373,9 +373,9 @@ def test_in_memory_selections_refuse_a_dask_array(estimator, monkeypatch):
     X, y = _data(300, seed=7)
     Xd, yd = _dask(X, y)
     monkeypatch.setattr(da.Array, "__array__", _never_loaded, raising=False)
-    with pytest.raises(ValueError, match="cannot fit on a dask array.*FirstOrderBoundClassifier"):
+    with pytest.raises(ValueError, match="(cannot fit on a dask array|set train_size)"):
         estimator.fit(Xd, yd)
-    with pytest.raises(ValueError, match="cannot fit on a dask array"):
+    with pytest.raises((ValueError, TypeError), match="(cannot fit on a dask array|dask array)"):
         estimator.fit(X, yd)  # dask labels alone are refused too
 
 
@@ -390,3 +390,104 @@ def test_voter_banks_refuse_a_dask_array(bank, monkeypatch):
 
 def _never_loaded(self, *args, **kwargs):
     raise AssertionError("the dask array was loaded into memory")
+
+
+def _counted(candidate, X, y, sample, params):
+    """A candidate's errors and rows recomputed in memory: its forest grown again on its
+    training rows of the sample (same seed), scored by ``predict`` on every other row."""
+    from skpacbayes.classifiers._certified_vote import _FoldHoldOut
+
+    fold = _FoldHoldOut(
+        voters=params["voters"],
+        validation_fraction=candidate["validation_fraction"],
+        fold=candidate["fold"],
+        random_state=params["random_state"],
+    ).fit(X[sample], y[sample])
+    held = np.ones(X.shape[0], dtype=bool)
+    held[sample] = False
+    held[sample[fold.validation_indices_]] = True
+    return int(np.sum(fold.predict(X[held]) != y[held])), int(held.sum())
+
+
+def test_certified_vote_on_a_dask_array(processes, monkeypatch):
+    """``train_size="auto"`` on 20,000 rows: forests grown on a third of them drawn into
+    memory, every candidate certified on at least two thirds of the rows in ONE pass over
+    the blocks, its counts those of the same forest's ``predict`` on the same rows in
+    memory; nothing loaded whole; ``predict`` lazy."""
+    from skpacbayes.classifiers._certified_sample import rows_seed
+    from skpacbayes.classifiers._held_out_rows import training_rows
+    from skpacbayes.engine.dask_passes import DaskVotePasses
+    from skpacbayes.objectives import TestSet
+
+    X, y = _data(20_000, n_classes=3, seed=11)
+    Xd, yd = _dask(X, y, n_chunks=8)
+    params = dict(voters=RandomForestClassifier(n_estimators=10), random_state=0)
+    passes = []
+    each = DaskVotePasses.class_vote_errors_each
+    monkeypatch.setattr(
+        DaskVotePasses,
+        "class_vote_errors_each",
+        lambda self, *a, **k: passes.append(1) or each(self, *a, **k),
+    )
+    monkeypatch.setattr(da.Array, "__array__", _never_loaded, raising=False)
+    est, tasks = _on(processes, lambda: skpacbayes.CertifiedVoteClassifier(**params).fit(Xd, yd))
+    monkeypatch.undo()
+    assert passes == [1] and any("_block_each_vote_errors" in t for t in tasks)
+    assert [c["kind"] for c in est.candidates_] == ["holdout"] * 6  # no out-of-bag ones
+    sample = training_rows(20_000, 20_000 // 3, rows_seed(0))
+    for c in est.candidates_:
+        errors, rows = _counted(c, X, y, sample, params)
+        assert c["held_out_rows"] == rows >= 2 / 3 * 20_000 and c["train_size"] == 6666
+        assert c["estimated_error"] == errors / rows
+        share = TestSet().share(c["delta"], 1)
+        assert c["bound"] == TestSet().statement(errors, rows, share)
+    best = est.best_estimator_
+    wrong = est.predict(X)[best.validation_indices_] != y[best.validation_indices_]
+    assert wrong.sum() == best.certificate_.statistics["errors"][0]
+    assert est.bound_ == min(c["bound"] for c in est.candidates_)
+    predicted, _ = _on(processes, lambda: est.predict(Xd))
+    assert isinstance(predicted, da.Array)
+    np.testing.assert_array_equal(_on(processes, predicted.compute)[0], est.predict(X))
+
+
+def test_certified_vote_sample_protocol_per_class_and_refusals(threads):
+    """The sample protocol in memory (``train_size`` set) gives the dask fit's candidates and
+    per-class bounds; bad ``train_size`` values and the out-of-bag candidates are refused."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = _data(3000, n_classes=3, seed=12)
+    Xd, yd = _dask(X, y)
+    params = dict(
+        voters=RandomForestClassifier(n_estimators=3),
+        validation_fraction=0.5,
+        per_class=True,
+        random_state=1,
+        train_size=1000,
+    )
+    on_dask, _ = _on(threads, lambda: skpacbayes.CertifiedVoteClassifier(**params).fit(Xd, yd))
+    in_memory = skpacbayes.CertifiedVoteClassifier(**params).fit(X, y)
+    assert on_dask.candidates_ == [
+        {**c, "fit_time": d["fit_time"]}
+        for c, d in zip(in_memory.candidates_, on_dask.candidates_, strict=True)
+    ]
+    np.testing.assert_array_equal(on_dask.class_bounds_, in_memory.class_bounds_)
+    assert on_dask.best_candidate_["held_out_rows"] == 2500
+    proba, _ = _on(threads, lambda: on_dask.predict_proba(Xd).compute())
+    np.testing.assert_array_equal(proba, in_memory.predict_proba(X))
+    scores, _ = _on(threads, lambda: on_dask.decision_function(Xd).compute())
+    np.testing.assert_array_equal(scores, in_memory.decision_function(X))
+    CertifiedVote = skpacbayes.CertifiedVoteClassifier
+    with pytest.raises(ValueError, match="set train_size='auto'"):
+        CertifiedVote(train_size=None).fit(Xd, yd)
+    with pytest.raises(ValueError, match="5 rows are too few"):
+        CertifiedVote().fit(*_dask(X[:5], np.array([0, 1, 0, 1, 0])))
+    with pytest.raises(ValueError, match="out_of_bag=False"):
+        CertifiedVote(train_size=1000, out_of_bag=True).fit(X, y)
+    with pytest.raises(ValueError, match="train_size=3000 must leave"):
+        CertifiedVote(train_size=3000).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="train_size"):
+        CertifiedVote(train_size=0).fit(X, y)
+    y_rare = y.copy()
+    y_rare[0] = 3  # one row of a fourth class, not drawn into a sample of 10 rows
+    with pytest.raises(ValueError, match=r"miss the classes \[3\]"):
+        CertifiedVote(train_size=10, random_state=1).fit(X, y_rare)

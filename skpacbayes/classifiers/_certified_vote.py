@@ -26,6 +26,7 @@ from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOpt
 from sklearn.utils.parallel import delayed
 
 from skpacbayes.classifiers._base import validate_training_data
+from skpacbayes.classifiers._certified_sample import SampleProtocol, resolve_train_size, rows_seed
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS
 from skpacbayes.classifiers._first_order import FirstOrderBoundClassifier
 from skpacbayes.classifiers._fit_params import reject_fit_params
@@ -36,10 +37,11 @@ from skpacbayes.classifiers._held_out_rows import (
     validation_rows,
 )
 from skpacbayes.classifiers._hold_out import HoldOutBoundClassifier
-from skpacbayes.classifiers._out_of_core import refuse_dask_input
+from skpacbayes.classifiers._out_of_core import dask_rows, dask_training_data
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._second_order import SecondOrderBoundClassifier
 from skpacbayes.engine.certificate import shares_within
+from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.parallel import as_completed
 from skpacbayes.engine.spec import progress
 from skpacbayes.engine.statistics import EmptySampleError
@@ -371,6 +373,18 @@ default="tightest_bound"
         hold together with probability at least ``1 - delta``. The out-of-bag candidates
         have no per-class statement: ``"auto"`` leaves them out, ``out_of_bag=True``
         raises.
+    train_size : "auto", int or None, default="auto"
+        **Sample protocol** (an int ``n``): ``n`` rows are drawn from the seed and the
+        number of rows alone (the rows ``HoldOutBoundClassifier(train_size=n)`` draws with
+        the same ``random_state``) and held in memory; every candidate is fitted on them as
+        on a whole sample, then certified on every row its voters never saw: its held-out
+        rows of the sample and every row outside it, read once for all the candidates (one
+        map-reduce over the blocks of a dask array). No out-of-bag candidate then
+        (``"auto"`` leaves them out, ``out_of_bag=True`` raises). ``None``: every row in
+        memory (the candidates above). ``"auto"``: ``None`` in memory; for a dask array,
+        ``min(50000, n_samples // 3)`` rows, so that every candidate is certified on at
+        least two thirds of the rows, and on all but 50,000 of a large array (see Notes).
+        A dask array with ``train_size=None`` is refused (never loaded whole).
     estimator : scikit-learn classifier or None, default="deprecated"
         The former name of ``voters``.
 
@@ -394,7 +408,9 @@ default="tightest_bound"
         cannot be computed (an out-of-bag candidate on so few rows that some pair of
         trees shares no out-of-bag row) drops out with a ``FitFailedWarning``: ``bound``
         1.0, ``estimated_error`` nan and the reason under ``dropped``; it is never
-        deployed.
+        deployed. With a sample (``train_size``), also ``held_out_rows`` (the rows
+        the candidate is certified on: its held-out rows of the sample and every row
+        outside it) and ``train_size``.
     best_index_ : int
         Index of the deployed candidate in ``candidates_``.
     best_candidate_ : dict
@@ -459,6 +475,19 @@ default="tightest_bound"
     Pass ``voters=RandomForestClassifier(n_estimators=200)`` to keep 200 trees on any
     sample.
 
+    **Out of core.** ``fit`` on a dask array draws ``train_size`` rows into memory
+    (:func:`~skpacbayes.classifiers._held_out_rows.training_rows`) and grows the forests
+    there; the client holds that sample and the forests, the workers read the other rows
+    block by block and only error counts come back. Each candidate's held-out set (its
+    held-out rows of the sample and every row outside the sample) is drawn from the seed and
+    the number of rows alone and its forest is grown on the other rows, so the test-set
+    bound holds for it as for a hold-out of the rows in memory (:ref:`theory-holdout`).
+    The default of 50,000 rows: forests grown on tens of thousands of rows are close to
+    those grown on all of them, while the certificate's deviation term shrinks with the
+    rows it is counted on, so on a large array the rows are better spent certifying; a
+    third of a smaller array keeps two thirds for the certificate. ``predict``,
+    ``predict_proba`` and ``decision_function`` on a dask array give lazy dask arrays.
+
     **Selection.** Each candidate has its bound ``B_c`` and an estimate ``E_c``
     of its error on rows its voters never saw. With tolerance ``t``
     (``selection``), the deployed candidate is the one with the smallest ``E_c``
@@ -497,6 +526,7 @@ default="tightest_bound"
         "n_jobs": N_JOBS,
         "verbose": ["verbose"],
         "per_class": ["boolean"],
+        "train_size": [StrOptions({"auto"}), None, Interval(Integral, 1, None, closed="left")],
         "estimator": [None, HasMethods(["fit", "predict"]), Hidden(StrOptions({"deprecated"}))],
     }
 
@@ -514,6 +544,7 @@ default="tightest_bound"
         n_jobs=None,
         verbose=0,
         per_class=False,
+        train_size="auto",
         estimator="deprecated",
     ):
         self.voters = voters
@@ -527,6 +558,7 @@ default="tightest_bound"
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.per_class = per_class
+        self.train_size = train_size
         self.estimator = estimator
 
     def _forest(self):
@@ -649,9 +681,11 @@ default="tightest_bound"
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data (finite; sparse input is converted to CSR).
-        y : array-like of shape (n_samples,)
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Training data (finite; sparse input is converted to CSR). A ``dask.array`` is
+            never loaded whole: ``train_size`` rows are drawn into memory, every other row
+            is read block by block on the workers.
+        y : {array-like, dask array} of shape (n_samples,)
             Class labels (at least two classes).
         **fit_params : dict
             Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
@@ -676,14 +710,24 @@ default="tightest_bound"
         reject_fit_params(self, fit_params)
         warn_if_refit_by_search(self, self._optimisation_params)
         self._check_renamed()
-        refuse_dask_input(self, X, y, "grows its forests on most of the rows")
-        X, y, _ = validate_training_data(self, X, y)
+        out_of_core = is_dask_input(X, y)
+        if out_of_core:
+            X, y, classes = dask_training_data(self, X, y)
+        else:
+            X, y, classes = validate_training_data(self, X, y)
+        train_size = resolve_train_size(self.train_size, X.shape[0], out_of_core)
         rs = self.random_state
         if isinstance(rs, Integral) and not isinstance(rs, bool):
             seed = int(rs)  # as HoldOutBoundClassifier(random_state=rs) uses it
         else:
             seed = int(check_random_state(rs).randint(np.iinfo(np.int32).max))
+        protocol = None
+        if train_size is not None:  # the candidates' rows: a sample drawn into memory
+            protocol = SampleProtocol(X, y, classes, train_size, rows_seed(seed))
+            X, y = protocol.X_sample, protocol.y_sample
         candidates = self._candidates(seed, X.shape[0])
+        if protocol is not None:
+            candidates = protocol.candidates(candidates, self.out_of_bag)
         weights = np.array([_weight(info) for info, _ in candidates])
         shares = weights / weights.sum()
         deltas = candidate_deltas(self.delta, shares)
@@ -717,6 +761,17 @@ default="tightest_bound"
                 f"{entry['bound']:.4f}, estimated error {entry['estimated_error']:.4f} "
                 f"({entry['fit_time']:.1f} s; {time.perf_counter() - start:.1f} s so far)"
             )
+        if protocol is not None:  # every candidate on every row outside the sample, too
+            protocol.certify([est for entry, est in results if "dropped" not in entry])
+            for entry, est in results:
+                if "dropped" not in entry:
+                    entry.update(
+                        bound=float(est.bound_),
+                        estimated_error=float(est.certificate_.train_error),
+                        held_out_rows=int(est.certificate_.details["held_out_rows"]),
+                        train_size=int(train_size),
+                    )
+            self._say(f"certified on every other row ({time.perf_counter() - start:.1f} s)")
         self.candidates_ = [entry for entry, _ in results]
         self.best_index_ = select(
             [c["bound"] for c in self.candidates_],
@@ -737,6 +792,88 @@ default="tightest_bound"
             f"bound {self.bound_:.4f} ({time.perf_counter() - start:.1f} s)"
         )
         return self
+
+    @dask_rows("labels")
+    def predict(self, X):
+        """Predict with the deployed candidate (what ``bound_`` certifies).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``. A dask array gives a
+            lazy dask array, computed block by block.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class labels.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from sklearn.ensemble import RandomForestClassifier
+        >>> from skpacbayes import CertifiedVoteClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=10),
+        ...                               random_state=0).fit(X, y)
+        >>> clf.predict(X[:2])
+        array([0, 0])
+        """
+        return super().predict(X)
+
+    @dask_rows("scores")
+    def decision_function(self, X):
+        """Vote scores of the deployed candidate.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Input samples. A dask array gives a lazy dask array, computed block by block.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The deployed candidate's ``decision_function``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from sklearn.ensemble import RandomForestClassifier
+        >>> from skpacbayes import CertifiedVoteClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=10),
+        ...                               random_state=0).fit(X, y)
+        >>> clf.decision_function(X[:2]).shape
+        (2, 3)
+        """
+        return super().decision_function(X)
+
+    @dask_rows("proba")
+    def predict_proba(self, X):
+        """Vote shares of the deployed candidate.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Input samples. A dask array gives a lazy dask array, computed block by block.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            The deployed candidate's ``predict_proba``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from sklearn.ensemble import RandomForestClassifier
+        >>> from skpacbayes import CertifiedVoteClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=10),
+        ...                               random_state=0).fit(X, y)
+        >>> clf.predict_proba(X[:2]).shape
+        (2, 3)
+        """
+        return super().predict_proba(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -28,8 +28,9 @@ WHAT_WORKS = (
     "families train on max_train_rows rows held in memory and are certified on every row by "
     "a map-reduce) on voters=StumpBank(...) or PrefitVoters(...); or certify a vote with "
     "HoldOutBoundClassifier (voters=PrefitVoters(model), a StumpBank, or its own ensemble "
-    "grown on train_size rows held in memory). Or pass X.compute() when the rows fit in "
-    "memory."
+    "grown on train_size rows held in memory); or fit CertifiedVoteClassifier (its forests "
+    "grown on train_size rows drawn into memory, train_size='auto' by default, each "
+    "certified on every other row). Or pass X.compute() when the rows fit in memory."
 )
 
 

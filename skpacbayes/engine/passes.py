@@ -134,6 +134,38 @@ class VotePasses(TotalVoteErrors):
             sizes += np.bincount(y_chunk[in_rows], minlength=n_classes)
         return errors, sizes
 
+    def class_vote_errors_each(self, y_idx, weights, n_classes, rows, ties="error"):
+        """One pass for several weighted votes: the counts of :meth:`class_vote_errors` of each.
+
+        Each vote reads the columns of its voters only (those of nonzero weight), so votes
+        over disjoint blocks of voters (several banks side by side) cost what each alone
+        would.
+
+        Parameters
+        ----------
+        weights : ndarray of shape (n_votes, n_voters)
+            One weighted vote per row.
+
+        Returns
+        -------
+        counts : ndarray of int64, shape (n_votes, 2, n_classes)
+            For each vote, the errors and the rows of each true class on the rows ``rows``.
+        """
+        from skpacbayes.engine.vote import vote_errors
+
+        weights = np.asarray(weights)
+        supports = [np.flatnonzero(w) for w in weights]
+        counts = np.zeros((weights.shape[0], 2, n_classes), dtype=np.int64)
+        for start, votes in self.chunks():
+            stop = start + votes.shape[0]
+            y_chunk, in_rows = y_idx[start:stop], rows[start:stop]
+            sizes = np.bincount(y_chunk[in_rows], minlength=n_classes)
+            for i, (w, support) in enumerate(zip(weights, supports, strict=True)):
+                errs = vote_errors(votes[:, support], y_chunk, w[support], n_classes, ties)
+                counts[i, 0] += np.bincount(y_chunk[errs & in_rows], minlength=n_classes)
+                counts[i, 1] += sizes
+        return counts
+
     def whole(self):
         """The whole vote matrix (the per-row optimisers need it)."""
         if self._kept is not None and len(self._kept) == 1:
