@@ -170,6 +170,28 @@ def _packed_rows(rows):
     return None if rows.all() else np.packbits(rows)
 
 
+def _shipped(obj):
+    """``obj`` as the blocks' tasks read it, sent to the cluster once.
+
+    Where a distributed client will run the tasks, ``obj`` is scattered to every worker
+    and the graph holds only its reference: a fitted forest can weigh hundreds of MiB,
+    which the scheduler would otherwise carry inside the graph (distributed's "Sending
+    large graph" warning). Under any other scheduler, one delayed copy in the graph.
+    """
+    import dask
+    from dask import delayed
+
+    try:
+        from distributed import default_client
+
+        client = default_client()
+    except (ImportError, ValueError):  # no distributed, or no client
+        client = None
+    if client is not None and dask.base.get_scheduler() == client.get:
+        return client.scatter(obj, broadcast=True, hash=False)
+    return delayed(obj, pure=False)
+
+
 class DaskVotePasses(TotalVoteErrors):
     """The passes of the count path over a dask array: one task per block, counts reduced.
 
@@ -189,8 +211,6 @@ class DaskVotePasses(TotalVoteErrors):
     """
 
     def __init__(self, voters, X):
-        from dask import delayed
-
         self.X = X
         self.n_rows = X.shape[0]
         ends = np.cumsum((0, *X.chunks[0]))
@@ -199,7 +219,7 @@ class DaskVotePasses(TotalVoteErrors):
             for i, block in enumerate(X.to_delayed().ravel())
             if ends[i + 1] > ends[i]
         ]
-        self._voters = delayed(voters, pure=False)  # one copy in the graph
+        self._voters = _shipped(voters)
         self._n_voters = voters.n_voters_
 
     out_of_core = True  # the row path trains on a sample and certifies by map-reduce
