@@ -520,7 +520,8 @@ default="tightest_bound"
     runs about a hundred) takes a fraction of the time. The number depends on the number
     of rows only, so the certificate holds as before (the reference figures start at 142
     training rows). Pass ``voters=RandomForestClassifier(n_estimators=200)`` to grow 200
-    trees for every candidate on any sample.
+    trees for every candidate on any sample; for a light fit (a downstream CI), small forests
+    (``voters=RandomForestClassifier(n_estimators=10)``) or ``n_folds=1``.
 
     **Selection.** Each candidate has its bound ``B_c`` and an estimate ``E_c``
     of its error on rows its voters never saw. With tolerance ``t``
