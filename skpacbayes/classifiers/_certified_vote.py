@@ -747,7 +747,12 @@ default="tightest_bound"
         shares = weights / weights.sum()
         deltas = candidate_deltas(self.delta, shares)
         start = time.perf_counter()
-        trees = "" if self._forest() is not None else f", {default_n_estimators(X.shape[0])} trees"
+        trees = ""
+        if self._forest() is None:  # the default forests' sizes, fraction by fraction
+            sizes = {
+                f: default_forest_trees(X.shape[0], f) for f in _fractions(self.validation_fraction)
+            }
+            trees = ", trees " + ", ".join(f"{n} (fraction {f})" for f, n in sizes.items())
         self._say(
             f"{len(candidates)} candidates on {X.shape[0]} rows{trees}, each reported as it ends"
         )
