@@ -5,6 +5,7 @@ import inspect
 import re
 import warnings
 
+import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import make_classification
@@ -161,20 +162,34 @@ def test_html_repr_has_no_link_where_no_docs_are_built(monkeypatch, tmp_path):
     assert link == (built / "gen_modules/generated/skpacbayes.OccamBoundClassifier.html").as_uri()
 
 
-def test_certified_vote_sizes_its_default_forests_to_tiny_samples():
-    """Below 128 rows the default forests hold one tree per four rows; from 128 on, 200."""
-    from skpacbayes.classifiers._certified_vote import SMALL_SAMPLE
+def test_certified_vote_sizes_its_default_forests_to_the_rows_and_fraction():
+    """Below 128 rows one tree per four rows; from 128 on, 140 (fraction below 0.5) or 40 trees,
+    the first trees of the forest HoldOut grows on the same rows."""
+    from skpacbayes.classifiers._certified_vote import SMALL_SAMPLE, default_forest_trees
 
-    for m in (60, SMALL_SAMPLE):
+    for m, f in ((60, 0.5), (SMALL_SAMPLE, 0.2), (SMALL_SAMPLE, 0.5)):
         X, y = _data(m)
-        one = dict(validation_fraction=(0.5,), n_folds=1, stump_candidate=False)
+        one = dict(validation_fraction=(f,), n_folds=1, stump_candidate=False)
         est = CertifiedVoteClassifier(random_state=0, **one).fit(X, y)
-        trees = m // 4 if m < SMALL_SAMPLE else 200
-        assert est.best_estimator_.voters_.n_voters_ == trees
-        # the candidate of the same forest: HoldOut's default from 128 rows on
-        forest = RandomForestClassifier(n_estimators=trees) if m < SMALL_SAMPLE else None
-        reference = HoldOutBoundClassifier(voters=forest, validation_fraction=0.5, random_state=0)
-        assert est.bound_ == reference.fit(X, y).bound_
+        trees = m // 4 if m < SMALL_SAMPLE else (140 if f < 0.5 else 40)
+        assert default_forest_trees(m, f) == trees
+        grown = est.best_estimator_.voters_.estimators_
+        assert len(grown) == trees
+        # HoldOut's candidate of the same fraction and seed: same rows, and its forest
+        # (200 trees from 128 rows on) begins with the same trees
+        reference = HoldOutBoundClassifier(validation_fraction=f, random_state=0)
+        if m < SMALL_SAMPLE:
+            reference.set_params(voters=RandomForestClassifier(n_estimators=trees))
+        reference.fit(X, y)
+        assert np.array_equal(
+            est.best_estimator_.validation_indices_, reference.validation_indices_
+        )
+        first = reference.voters_.estimators_[:trees]
+        for a, b in zip(grown, first, strict=True):
+            assert a.random_state == b.random_state
+            assert np.array_equal(a.tree_.threshold, b.tree_.threshold)
+        if m < SMALL_SAMPLE:
+            assert est.bound_ == reference.bound_
 
 
 def test_the_untrained_start_is_asked_for_by_name():

@@ -465,18 +465,18 @@ def test_out_of_bag_candidates_join_where_they_can_win(digits):
 def test_a_candidate_without_a_bound_drops_out_instead_of_sinking_the_fit(monkeypatch):
     import skpacbayes.classifiers._certified_vote as certified_vote
 
-    # 200 trees on 12 rows (the default forests of 128 rows and more): some pair of trees
+    # 200 trees on 12 rows (the default out-of-bag forest from 128 rows on): some pair of trees
     # shares no out-of-bag row
     monkeypatch.setattr(certified_vote, "default_n_estimators", lambda n_rows: 200)
     X = np.random.default_rng(0).normal(size=(12, 3))
     y = np.arange(12) % 2
-    with pytest.warns(FitFailedWarning, match=r"Candidate 9 \(out-of-bag SO\) dropped out"):
+    with pytest.warns(FitFailedWarning, match=r"Candidate 7 \(out-of-bag SO\) dropped out"):
         clf = CertifiedVoteClassifier(selection="most_accurate", random_state=0).fit(X, y)
-    dropped = clf.candidates_[9]
+    dropped = clf.candidates_[7]
     assert dropped["bound"] == 1.0 and np.isnan(dropped["estimated_error"])
     assert "tandem bound has no sample" in dropped["dropped"]
-    assert ["dropped" in c for c in clf.candidates_] == [False] * 9 + [True]
-    assert clf.best_index_ != 9 and clf.bound_ == clf.best_candidate_["bound"] < 1
+    assert ["dropped" in c for c in clf.candidates_] == [False] * 7 + [True]
+    assert clf.best_index_ != 7 and clf.bound_ == clf.best_candidate_["bound"] < 1
 
 
 @pytest.mark.parametrize(
@@ -567,9 +567,9 @@ def test_certified_vote_stump_candidates_are_certified_and_deployed_where_they_w
         voters=RandomForestClassifier(n_estimators=8), stump_candidate=True, random_state=0
     ).fit(X, y)
     kinds = [(c["kind"], c["validation_fraction"], c["fold"]) for c in clf.candidates_]
-    forests = [("holdout", f, fold) for f in (0.1, 0.2, 0.5) for fold in (0, 1)]
+    forests = [("holdout", f, fold) for f in (0.2, 0.5) for fold in (0, 1)]
     assert kinds == [*forests, ("stump", 0.5, 0), ("stump", 0.5, 1)]
-    weights = (1, 1, 1, 1, 1, 1, STUMP_WEIGHT, STUMP_WEIGHT)
+    weights = (1, 1, 1, 1, STUMP_WEIGHT, STUMP_WEIGHT)
     total = sum(weights)
     assert [c["delta"] for c in clf.candidates_] == pytest.approx(
         [clf.delta * w / total for w in weights]
@@ -577,7 +577,7 @@ def test_certified_vote_stump_candidates_are_certified_and_deployed_where_they_w
     assert sum(c["delta"] for c in clf.candidates_) == pytest.approx(clf.delta)
     assert clf.best_candidate_["kind"] == "stump"
     # each stump is a test-set bound of one split grown on one half, read on the other
-    for c in clf.candidates_[6:]:
+    for c in clf.candidates_[4:]:
         alone = _FoldHoldOut(
             voters=DecisionTreeClassifier(max_depth=1),
             validation_fraction=0.5,
@@ -632,3 +632,42 @@ def test_holdout_verbose_reports_each_statement(digits, capsys):
         X_tr, y_tr
     )
     assert capsys.readouterr().out == ""
+
+
+def test_certified_vote_default_trees_are_grown_outside_their_held_out_rows():
+    """Every tree of a default candidate was grown on its training rows only (checked from the
+    tree's own record of its bootstrap draws), and how many trees a candidate grows depends
+    on the number of rows and its fraction only, not on the data's values."""
+    from sklearn.datasets import make_classification
+
+    from skpacbayes.classifiers._certified_vote import default_forest_trees
+    from skpacbayes.voters._prefit import _in_bag_rows
+
+    m = 200
+    counts = []
+    for flip in (0.0, 0.4):  # two samples of the same size, different values
+        X, y = make_classification(n_samples=m, n_features=5, flip_y=flip, random_state=0)
+        clf = CertifiedVoteClassifier(random_state=3)
+        per_candidate = []
+        for info, est in clf._candidates(3, m):
+            if info["kind"] != "holdout":
+                continue
+            est.fit(X, y)
+            held = est.validation_indices_
+            train = np.setdiff1d(np.arange(m), held)
+            X_train = X[train].astype(np.float32)
+            trees = est.voters_.estimators_
+            assert len(trees) == default_forest_trees(m, info["validation_fraction"])
+            for tree in trees:
+                assert tree.tree_.weighted_n_node_samples[0] == train.size  # drawn from these
+                draws = np.bincount(_in_bag_rows(tree, train.size), minlength=train.size)
+                leaf = tree.apply(X_train)
+                is_leaf = tree.tree_.children_left == -1
+                node_counts = np.bincount(leaf, weights=draws, minlength=tree.tree_.node_count)
+                # the replayed draws of the training rows fill every leaf exactly as recorded
+                assert np.allclose(
+                    node_counts[is_leaf], tree.tree_.weighted_n_node_samples[is_leaf]
+                )
+            per_candidate.append((info["validation_fraction"], info["fold"], len(trees)))
+        counts.append(per_candidate)
+    assert counts[0] == counts[1] == [(0.2, 0, 140), (0.2, 1, 140), (0.5, 0, 40), (0.5, 1, 40)]

@@ -1,11 +1,11 @@
 """The estimator to reach for first: a certified vote of trees, strong and tight.
 
 Candidates, each fitted once and certified at its share of ``delta``: for each validation
-fraction ``f`` (by default those of :class:`~skpacbayes.HoldOutBoundClassifier`, 0.1, 0.2
-and 0.5) and each of ``n_folds`` disjoint held-out sets of ``f`` of the rows, the plain
-vote of a forest grown on the other rows, certified on the held-out ones by the exact
-test-set bound (fold 0 of every fraction is the candidate ``HoldOutBoundClassifier``
-fits with the same ``random_state``); with the default forest, one decision stump per
+fraction ``f`` (by default 0.2 and 0.5) and each of ``n_folds`` disjoint held-out sets of
+``f`` of the rows, the plain vote of a forest grown on the other rows, certified on the
+held-out ones by the exact test-set bound (fold 0 of every fraction holds out the rows
+``HoldOutBoundClassifier`` holds out with the same ``random_state``, and its default forest
+is the first trees of HoldOut's); with the default forest, one decision stump per
 half (the fall-back where a forest is weaker than one split); and, where the rule can
 pick them, the forest grown on every row certified by the out-of-bag first-order and
 tandem bounds. All statements hold together with probability at least ``1 - delta``
@@ -31,7 +31,6 @@ from skpacbayes.classifiers._constraints import DELTA, N_JOBS
 from skpacbayes.classifiers._first_order import FirstOrderBoundClassifier
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._held_out_rows import (
-    DEFAULT_FRACTIONS,
     DEFAULT_N_ESTIMATORS,
     _fractions,
     validation_rows,
@@ -51,8 +50,9 @@ from skpacbayes.voters._base import DocLinkMixin
 
 __all__ = ["CertifiedVoteClassifier"]
 
-#: the default hold-out fractions: HoldOutBoundClassifier's own (0.1, 0.2, 0.5)
-CANDIDATE_FRACTIONS = DEFAULT_FRACTIONS
+#: the default hold-out fractions: HoldOutBoundClassifier's 0.2 and 0.5 (two folds of 0.1
+#: cost the union more than forests grown on 90 % of the rows gain over 80 %)
+CANDIDATE_FRACTIONS = (0.2, 0.5)
 #: disjoint held-out sets per fraction by default: a second draw of every hold-out
 #: candidate (fold 1 of 0.5 is the other half)
 DEFAULT_FOLDS = 2
@@ -63,19 +63,70 @@ _OUT_OF_BAG = {
 }
 #: weight of each stump candidate in the split of delta (every other candidate's is 1): a
 #: fall-back that wins only where a forest is weaker than one split gets a small share, so
-#: that with the defaults its two stumps cost the forests ln(6.2 / 6) ~ 0.03 nat
+#: that with the defaults its two stumps cost the forests ln(4.2 / 4) ~ 0.05 nat
 STUMP_WEIGHT = 0.1
-#: below this many rows the default forests hold one tree per four rows instead of
-#: ``DEFAULT_N_ESTIMATORS`` (:func:`default_n_estimators`); the smallest training set of the
-#: reference figures has 142 rows (wine)
+#: below this many rows the default forests hold one tree per four rows
+#: (:func:`default_n_estimators`); the smallest training set of the reference figures has
+#: 142 rows (wine)
 SMALL_SAMPLE = 128
+#: trees of each default forest grown on most of the rows (validation fraction below 0.5),
+#: from :data:`SMALL_SAMPLE` rows on
+FOREST_TREES = 140
+#: trees of each default forest grown on half the rows or fewer (validation fraction 0.5 or
+#: more), from :data:`SMALL_SAMPLE` rows on
+HALF_FOREST_TREES = 40
+
+
+def default_forest_trees(n_rows, fraction):
+    """Trees of the default forest (``voters=None``) of a hold-out candidate.
+
+    From :data:`SMALL_SAMPLE` (128) rows on, :data:`FOREST_TREES` (140) for a validation
+    fraction below 0.5 and :data:`HALF_FOREST_TREES` (40) for 0.5 or more; on fewer rows,
+    :func:`default_n_estimators` (one tree per four rows, at least 10). A forest grown on
+    half the rows is deployed where the rows are few or noisy: there the size of the
+    held-out set, not the last trees of the vote, sets the bound. The number depends on the
+    number of rows and the fraction alone (both fixed before the data's values are read), so
+    every certificate holds as with any other fixed forest.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows handed to ``fit``.
+    fraction : float
+        The candidate's validation fraction.
+
+    Returns
+    -------
+    n_estimators : int
+
+    Examples
+    --------
+    >>> from skpacbayes.classifiers._certified_vote import default_forest_trees
+    >>> default_forest_trees(1000, 0.2), default_forest_trees(1000, 0.5)
+    (140, 40)
+    >>> default_forest_trees(60, 0.2)
+    15
+    """
+    if n_rows < SMALL_SAMPLE:
+        return default_n_estimators(n_rows)
+    return HALF_FOREST_TREES if fraction >= 0.5 else FOREST_TREES
+
+
+def default_forest(n_rows, fraction):
+    """The unfitted default forest of a hold-out candidate: a ``RandomForestClassifier`` of
+    :func:`default_forest_trees` trees (seeded by the candidate, as HoldOut seeds its own)."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    return RandomForestClassifier(n_estimators=default_forest_trees(n_rows, fraction))
 
 
 def default_n_estimators(n_rows):
-    """Trees of each default forest (``voters=None``) on ``n_rows`` rows.
+    """Trees of the default out-of-bag forest on ``n_rows`` rows, and of every default forest
+    below :data:`SMALL_SAMPLE` rows.
 
-    ``DEFAULT_N_ESTIMATORS`` (200) from :data:`SMALL_SAMPLE` (128) rows on; on fewer rows,
-    one tree per four rows (at least 10). Trees grown on a few dozen rows have a handful
+    ``DEFAULT_N_ESTIMATORS`` (200) from :data:`SMALL_SAMPLE` (128) rows on (the hold-out
+    candidates' forests: :func:`default_forest_trees`); on fewer rows, one tree per four
+    rows (at least 10). Trees grown on a few dozen rows have a handful
     of leaves and held-out sets of a few rows certify little (no bound on 13 rows is below
     0.2), so more trees change little there; a fit on tens of rows (e.g. the checks of
     ``sklearn.utils.estimator_checks``) takes a fraction of the time. The number depends
@@ -301,33 +352,34 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMi
     candidate is deployed by the ``selection`` rule; ``bound_`` certifies it at
     confidence ``1 - delta`` whatever the rule.
 
-    With the same ``random_state``, fold 0 of every fraction is exactly a candidate
-    of ``HoldOutBoundClassifier(validation_fraction=fractions)`` (same rows, same
-    forest; below 128 rows, with the same ``voters`` given to both), so the default
-    rule's bound is at most HoldOut's up to the price of the larger union
-    (:ref:`strategies`).
+    With the same ``random_state``, fold 0 of every fraction holds out the rows
+    ``HoldOutBoundClassifier(validation_fraction=fractions)`` holds out, and its default
+    forest is the first trees of HoldOut's (the same seed; with the same ``voters`` given
+    to both, it is exactly HoldOut's candidate).
 
     Parameters
     ----------
     voters : scikit-learn classifier or None, default=None
         The ensemble each candidate grows (unfitted; cloned per candidate). Its
         members vote (the trees of a forest), as with ``voters`` of
-        :class:`~skpacbayes.HoldOutBoundClassifier`. ``None``:
-        ``RandomForestClassifier(n_estimators=200)`` for the hold-out candidates and
-        ``OutOfBagVoters(n_estimators=200)`` for the out-of-bag ones (the same trees,
-        each grown on half the rows without replacement); on fewer than 128 rows, one
-        tree per four rows (at least 10) instead of 200 (see Notes).
-    validation_fraction : float or sequence of float in (0, 1), default=(0.1, 0.2, 0.5)
-        The held-out share of each hold-out candidate (fixed before the data),
-        those of :class:`~skpacbayes.HoldOutBoundClassifier` by default. Small
+        :class:`~skpacbayes.HoldOutBoundClassifier`. ``None``: a
+        ``RandomForestClassifier`` of 140 trees for a hold-out candidate of a fraction
+        below 0.5 and of 40 for 0.5 or more, and ``OutOfBagVoters(n_estimators=200)`` for
+        the out-of-bag ones (each tree grown on half the rows without replacement); on
+        fewer than 128 rows, one tree per four rows (at least 10) for all of them (see
+        Notes, and :func:`~skpacbayes.classifiers._certified_vote.default_forest_trees`).
+    validation_fraction : float or sequence of float in (0, 1), default=(0.2, 0.5)
+        The held-out share of each hold-out candidate (fixed before the data). Small
         fractions give a stronger vote, large ones a tighter bound on small samples.
+        ``(0.1, 0.2, 0.5)`` adds two forests grown on 90 % of the rows (the fit then
+        takes about 1.7 times as long; see Notes).
     n_folds : int >= 1, default=2
         Disjoint held-out sets per fraction, each with its own forest grown on the
         other rows (fold 1 of ``0.5`` is the other half). ``n_folds * f`` must not
         exceed 1. A second fold is a second, independent draw of every hold-out
         candidate: the tighter of two draws more than pays for the larger union,
         and it is as strong a forest (see Notes). Each fold grows its own forest,
-        so the fit takes ``n_folds`` times as long.
+        so the fit takes ``n_folds`` times as long as one fold.
     selection : {"tightest_bound", "most_accurate"} or float >= 0, \
 default="tightest_bound"
         Which certified candidate is deployed: the one with the smallest estimated
@@ -356,8 +408,9 @@ default="tightest_bound"
         Total confidence budget, split over the candidates (see Notes).
     random_state : int, RandomState instance or None, default=None
         Seeds the held-out rows and the ensembles. An int is handed to every
-        candidate as is (so fold 0 reproduces ``HoldOutBoundClassifier`` with the
-        same ``random_state``); otherwise one int is drawn from it for all of them.
+        candidate as is (so fold 0 holds out HoldOut's rows and grows the first trees
+        of its forest for the same ``random_state``); otherwise one int is drawn from it
+        for all of them.
     n_jobs : int or None, default=None
         Parallel jobs: candidates fitted at the same time (through joblib, so a
         Dask backend spreads them out), and each forest's own ``n_jobs``.
@@ -435,7 +488,7 @@ default="tightest_bound"
 
     See Also
     --------
-    skpacbayes.HoldOutBoundClassifier : fold 0 of every fraction, the tightest deployed.
+    skpacbayes.HoldOutBoundClassifier : one fold of every fraction, the tightest deployed.
     skpacbayes.model_selection.BoundSelectionClassifier : the tightest of any candidates.
 
     Notes
@@ -449,31 +502,43 @@ default="tightest_bound"
 
     **Shares of delta.** ``delta_c = delta w_c / sum_c' w_c'`` with ``w_c = 1`` for
     every forest (hold-out or out-of-bag) and :data:`STUMP_WEIGHT` (0.1) for each
-    stump. With the defaults, six forests (three fractions, two folds each) and two
-    stumps: ``delta / 6.2`` per forest, ``delta / 62`` per stump. Where the float shares
+    stump. With the defaults, four forests (two fractions, two folds each) and two
+    stumps: ``delta / 4.2`` per forest, ``delta / 42`` per stump. Where the float shares
     would sum to more than ``delta``, each is rounded down by a few ulps.
 
     **Why two folds.** A hold-out bound is a random draw: the held-out error of one
     forest on one held-out set. A second fold of the same fraction is an
     independent draw with the same distribution (a forest as strong, grown on as
     many rows), so the smaller of the two is about half a standard deviation of
-    the held-out error below either, while the larger union (``delta / 6.2``
-    instead of ``delta / 3``) costs about a quarter of one (for a held-out error
+    the held-out error below either, while the larger union (``delta / 4.2``
+    instead of ``delta / 2``) costs about a quarter of one (for a held-out error
     ``p`` on ``n`` rows the bound is close to ``p + sqrt(2 p ln(K / delta) / n)``).
     The gain is largest where the held-out sets are smallest, so the tighter
-    candidate is more often one grown on 80 or 90 % of the rows: the deployed
-    vote tends to be stronger too (measured in :ref:`strategies`).
+    candidate is more often one grown on 80 % of the rows: the deployed vote tends
+    to be stronger too (measured in :ref:`strategies`).
+
+    **Default forests and fractions.** The default candidates grow 2 x 140 trees on
+    80 % of the rows and 2 x 40 on 50 %: 360 trees, the work of 1.3 (many rows: a tree's
+    cost grows with its rows) to 1.8 (few rows: a tree's fixed cost dominates)
+    ``RandomForestClassifier(200)`` on every row
+    (:func:`~skpacbayes.classifiers._certified_vote.default_forest_trees`). A forest
+    grown on half the rows is deployed where the rows are few or noisy, where the size
+    of its held-out set, not its last trees, sets the bound; the forests grown on 80 %
+    are deployed elsewhere and keep most of the trees. Two more folds of 0.1 (forests
+    grown on 90 % of the rows) would cost the union more (``delta / 6.2`` instead of
+    ``delta / 4.2``) than the extra rows gain on the reference data sets (:ref:`strategies`).
+    Trees and fractions depend on the number of rows alone, so every certificate holds.
 
     **Small samples.** With the default forests (``voters=None``) and fewer than 128
-    rows, each forest holds one tree per four rows (at least 10) instead of 200
+    rows, each forest holds one tree per four rows (at least 10)
     (:func:`~skpacbayes.classifiers._certified_vote.default_n_estimators`): trees grown on
     a few dozen rows have a handful of leaves, and held-out sets of a few rows certify
     little either way, while a fit on tens of rows (scikit-learn's ``check_estimator``
     runs about a hundred) takes a fraction of the time. The number depends on the number
-    of rows only, so the certificate holds as before; from 128 rows on nothing changes
-    (the reference figures start at 142 training rows).
-    Pass ``voters=RandomForestClassifier(n_estimators=200)`` to keep 200 trees on any
-    sample.
+    of rows only, so the certificate holds as before (the reference figures start at 142
+    training rows). Pass ``voters=RandomForestClassifier(n_estimators=200)`` to grow 200
+    trees for every candidate on any sample; for a light fit (a downstream CI), small forests
+    (``voters=RandomForestClassifier(n_estimators=10)``) or ``n_folds=1``.
 
     **Out of core.** ``fit`` on a dask array draws ``train_size`` rows into memory
     (:func:`~skpacbayes.classifiers._held_out_rows.training_rows`) and grows the forests
@@ -603,10 +668,6 @@ default="tightest_bound"
     def _candidates(self, seed, n_rows):
         """(description, unfitted certified estimator) per candidate, in a fixed order."""
         forest = self._forest()
-        if forest is None and n_rows < SMALL_SAMPLE:  # few rows: small default forests
-            from sklearn.ensemble import RandomForestClassifier
-
-            forest = RandomForestClassifier(n_estimators=default_n_estimators(n_rows))
         if hasattr(forest, "votes"):
             raise ValueError(
                 "voters must be a scikit-learn classifier (e.g. RandomForestClassifier), "
@@ -619,7 +680,11 @@ default="tightest_bound"
                 f"n_folds={self.n_folds} disjoint held-out sets of validation_fraction "
                 f"{too_many[0]} do not fit in the rows (n_folds * fraction must be at most 1)."
             )
-        held_out = [("holdout", forest, f, fold) for f in fractions for fold in range(self.n_folds)]
+        held_out = [
+            ("holdout", forest if forest is not None else default_forest(n_rows, f), f, fold)
+            for f in fractions
+            for fold in range(self.n_folds)
+        ]
         if self._use_stumps():  # one split grown on each half, certified on the other
             from sklearn.tree import DecisionTreeClassifier
 
@@ -732,7 +797,12 @@ default="tightest_bound"
         shares = weights / weights.sum()
         deltas = candidate_deltas(self.delta, shares)
         start = time.perf_counter()
-        trees = "" if self._forest() is not None else f", {default_n_estimators(X.shape[0])} trees"
+        trees = ""
+        if self._forest() is None:  # the default forests' sizes, fraction by fraction
+            sizes = {
+                f: default_forest_trees(X.shape[0], f) for f in _fractions(self.validation_fraction)
+            }
+            trees = ", trees " + ", ".join(f"{n} (fraction {f})" for f, n in sizes.items())
         self._say(
             f"{len(candidates)} candidates on {X.shape[0]} rows{trees}, each reported as it ends"
         )

@@ -1,7 +1,6 @@
 """The rows of the hold-out estimators: the seeded draws of the held-out rows, the default
 forest, and the bank grown on the training rows."""
 
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -10,6 +9,7 @@ from skpacbayes.classifiers._base import (
     resolve_voters,
 )
 from skpacbayes.engine.sampling import draw_rows
+from skpacbayes.voters import PrefitVoters
 from skpacbayes.voters._base import _check_float32_range
 
 __all__ = ["grown_voters", "training_rows", "validation_rows"]
@@ -160,8 +160,6 @@ def grown_voters(voters, X, y, seed, n_jobs):
     """
     from sklearn.ensemble import RandomForestClassifier
 
-    from skpacbayes.voters import PrefitVoters, SampleReuseWarning
-
     if voters is not None and hasattr(voters, "votes"):
         bank = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
         # prefit models: the model itself, if one (as with every row, _fit_halves)
@@ -171,11 +169,19 @@ def grown_voters(voters, X, y, seed, n_jobs):
     if _grows_trees(voters):  # sklearn's own error would not say what is wrong with X
         _check_float32_range(X, type(voters).__name__)
     est = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
-    with warnings.catch_warnings():
-        # the members were grown on exactly these rows on purpose: the bound reads only the
-        # held-out rows, so the same-rows warning of PrefitVoters does not apply here
-        warnings.simplefilter("ignore", SampleReuseWarning)
-        return PrefitVoters(est, n_jobs=n_jobs).fit(X, y)
+    return _GrownMembers(est, n_jobs=n_jobs).fit(X, y)
+
+
+class _GrownMembers(PrefitVoters):
+    """The members of a model grown here on the hold-out's training rows, on purpose.
+
+    No sample-reuse check (no :class:`~skpacbayes.voters.SampleReuseWarning`): the model was
+    just grown on these rows by the hold-out itself, whose bound reads only other rows, so
+    the check could only confirm what is known (it replays every tree on every training row).
+    """
+
+    def _check_sample_reuse(self, voters, members, X, y_encoded):
+        """Nothing to check: the members were grown on ``X`` by the hold-out on purpose."""
 
 
 def _grows_trees(estimator):

@@ -557,6 +557,16 @@ class PrefitVoters(MemberVoters):
                     f"X has {n_features} features, but the prefit voters expect {n_expected} "
                     f"(voter {i})."
                 )
+        self._check_sample_reuse(voters, members, X, y_encoded)
+        self.estimators_ = voters
+        self._members = members
+        self.n_voters_ = len(members)
+        self.voter_groups_ = np.full(self.n_voters_, -1, dtype=np.int8)
+        self.sample_groups_ = np.zeros(X.shape[0], dtype=np.int8)
+        self.n_groups_ = 1
+
+    def _check_sample_reuse(self, voters, members, X, y_encoded):
+        """Warn with :class:`SampleReuseWarning` when the models look trained on ``X``."""
         models = list(voters)
         ensemble = None
         if not isinstance(self.estimators, (list, tuple)):
@@ -570,7 +580,7 @@ class PrefitVoters(MemberVoters):
                 "is NOT a certificate: fit the voters on other data (e.g. a separate split), "
                 "or use SplitForest / a hold-out.",
                 SampleReuseWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
         else:
             labels = None if y_encoded is None else self.classes_[y_encoded]
@@ -582,14 +592,8 @@ class PrefitVoters(MemberVoters):
                     f"({'; '.join(reasons)}). A bound computed on them is NOT a certificate: "
                     "fit the model on other data (e.g. a separate split).",
                     SampleReuseWarning,
-                    stacklevel=4,
+                    stacklevel=5,
                 )
-        self.estimators_ = voters
-        self._members = members
-        self.n_voters_ = len(members)
-        self.voter_groups_ = np.full(self.n_voters_, -1, dtype=np.int8)
-        self.sample_groups_ = np.zeros(X.shape[0], dtype=np.int8)
-        self.n_groups_ = 1
 
     def deployed_voters(self):
         """The voters whose plain vote is the deployed classifier: the model itself, if one.
