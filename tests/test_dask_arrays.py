@@ -433,7 +433,7 @@ def test_certified_vote_on_a_dask_array(processes, monkeypatch):
     est, tasks = _on(processes, lambda: skpacbayes.CertifiedVoteClassifier(**params).fit(Xd, yd))
     monkeypatch.undo()
     assert passes == [1] and any("_block_each_vote_errors" in t for t in tasks)
-    assert [c["kind"] for c in est.candidates_] == ["holdout"] * 6  # no out-of-bag ones
+    assert [c["kind"] for c in est.candidates_] == ["holdout"] * 4  # no out-of-bag ones
     sample = training_rows(20_000, 20_000 // 3, rows_seed(0))
     for c in est.candidates_:
         errors, rows = _counted(c, X, y, sample, params)
