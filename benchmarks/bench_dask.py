@@ -40,7 +40,7 @@ import sys
 import time
 
 import numpy as np
-from provenance import head_commit
+from provenance import head_commit, write_results
 
 N_FEATURES = 20
 # labels: a noisy rule on a few features (a linear part and an interaction)
@@ -232,10 +232,7 @@ def main():
     text = "\n".join(header + lines)
     print(text)
     if args.out:
-        with open(args.out + ".json", "w") as f:
-            json.dump(results, f, indent=1)
-        with open(args.out + ".txt", "w") as f:
-            f.write(text + "\n")
+        write_results(args.out, results, text)
 
 
 _NAMES = {

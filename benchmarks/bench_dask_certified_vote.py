@@ -36,6 +36,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_dask import N_FEATURES, SEEDS, _peak_mib, rows  # noqa: E402
+from provenance import head_commit, write_results  # noqa: E402
 
 RUNS = ("certified-vote", "holdout-sample", "certified-vote-memory", "certified-vote-default")
 _NAMES = {
@@ -161,13 +162,11 @@ def main():
         results.append(json.loads(result[0][len("RESULT ") :]))
         lines.append(_row(results[-1]))
         print(lines[-1], flush=True)
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    commit = head_commit()
     load = os.getloadavg()
     header = [
         f"# command: python benchmarks/bench_dask_certified_vote.py {' '.join(sys.argv[1:])}"
-        f"   (commit {commit or 'unknown'}; load average before the runs ended: "
+        f"   (commit {commit}; load average before the runs ended: "
         f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on 2 cores shared with other jobs)",
         f"{args.workers}-worker LocalCluster (process workers, 1 thread each, "
         f"memory_limit={args.memory_limit}), blocks of {args.chunk_rows} rows x "
@@ -183,10 +182,7 @@ def main():
     text = "\n".join(header + lines)
     print(text)
     if args.out:
-        with open(args.out + ".json", "w") as f:
-            json.dump(results, f, indent=1)
-        with open(args.out + ".txt", "w") as f:
-            f.write(text + "\n")
+        write_results(args.out, results, text)
 
 
 if __name__ == "__main__":
