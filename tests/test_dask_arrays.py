@@ -395,7 +395,7 @@ def _never_loaded(self, *args, **kwargs):
 def _counted(candidate, X, y, sample, params):
     """A candidate's errors and rows recomputed in memory: its forest grown again on its
     training rows of the sample (same seed), scored by ``predict`` on every other row."""
-    from skpacbayes.classifiers._certified_vote import _FoldHoldOut
+    from skpacbayes.classifiers._candidates import _FoldHoldOut
 
     fold = _FoldHoldOut(
         voters=params["voters"],

@@ -235,7 +235,7 @@ def test_invalid_validation_fractions_are_refused(digits):
 
 
 def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
-    from skpacbayes.classifiers._certified_vote import _FoldHoldOut
+    from skpacbayes.classifiers._candidates import _FoldHoldOut
 
     X_tr, X_te, y_tr, y_te = digits
     fractions = (0.1, 0.3, 0.5)
@@ -283,7 +283,7 @@ def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
 
 
 def test_shares_of_delta_never_sum_to_more_than_delta():
-    from skpacbayes.classifiers._certified_vote import _weight, candidate_deltas
+    from skpacbayes.classifiers._candidates import _weight, candidate_deltas
     from skpacbayes.engine.certificate import equal_share
 
     rounded = 0
@@ -428,7 +428,7 @@ def test_selection_rules_can_disagree_and_all_keep_the_certificate(digits):
 
 
 def test_select_is_the_most_accurate_among_the_nearly_tightest():
-    from skpacbayes.classifiers._certified_vote import select
+    from skpacbayes.classifiers._candidates import select
 
     bounds, estimates = [0.10, 0.104, 0.2, 0.104], [0.08, 0.06, 0.01, 0.06]
     assert select(bounds, estimates, 0.0) == 0
@@ -463,11 +463,13 @@ def test_out_of_bag_candidates_join_where_they_can_win(digits):
 
 
 def test_a_candidate_without_a_bound_drops_out_instead_of_sinking_the_fit(monkeypatch):
+    import skpacbayes.classifiers._candidates as candidates
     import skpacbayes.classifiers._certified_vote as certified_vote
 
-    # 200 trees on 12 rows (the default out-of-bag forest from 128 rows on): some pair of trees
-    # shares no out-of-bag row
-    monkeypatch.setattr(certified_vote, "default_n_estimators", lambda n_rows: 200)
+    # 200 trees on 12 rows (the default forests from 128 rows on): some pair of out-of-bag
+    # trees shares no out-of-bag row
+    for module in (candidates, certified_vote):  # the hold-out forests, the out-of-bag one
+        monkeypatch.setattr(module, "default_n_estimators", lambda n_rows: 200)
     X = np.random.default_rng(0).normal(size=(12, 3))
     y = np.arange(12) % 2
     with pytest.warns(FitFailedWarning, match=r"Candidate 7 \(out-of-bag SO\) dropped out"):
@@ -500,7 +502,7 @@ def test_values_beyond_float32_are_named_before_the_trees_refuse_them(clf, row):
 
 def test_out_of_bag_error_votes_each_row_with_the_members_that_never_saw_it():
     from skpacbayes import SecondOrderBoundClassifier
-    from skpacbayes.classifiers._certified_vote import out_of_bag_error
+    from skpacbayes.classifiers._candidates import out_of_bag_error
     from skpacbayes.voters import OutOfBagVoters
 
     X, y = load_digits(return_X_y=True)
@@ -559,7 +561,7 @@ def _one_split_task(m=400, seed=0):
 def test_certified_vote_stump_candidates_are_certified_and_deployed_where_they_win():
     from sklearn.tree import DecisionTreeClassifier
 
-    from skpacbayes.classifiers._certified_vote import STUMP_WEIGHT, _FoldHoldOut
+    from skpacbayes.classifiers._candidates import STUMP_WEIGHT, _FoldHoldOut
 
     X, y = _one_split_task()
     # a forest of eight deep trees on noise is far weaker than the one split
@@ -640,7 +642,7 @@ def test_certified_vote_default_trees_are_grown_outside_their_held_out_rows():
     on the number of rows and its fraction only, not on the data's values."""
     from sklearn.datasets import make_classification
 
-    from skpacbayes.classifiers._certified_vote import default_forest_trees
+    from skpacbayes.classifiers._candidates import default_forest_trees
     from skpacbayes.voters._prefit import _in_bag_rows
 
     m = 200

@@ -26,313 +26,46 @@ from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOpt
 from sklearn.utils.parallel import delayed
 
 from skpacbayes.classifiers._base import validate_training_data
+from skpacbayes.classifiers._candidates import (
+    CANDIDATE_FRACTIONS,
+    DEFAULT_FOLDS,
+    SELECTIONS,
+    _fit_candidate,
+    _FoldHoldOut,
+    _weight,
+    candidate_deltas,
+    default_forest,
+    default_forest_trees,
+    default_n_estimators,
+    describe,
+    select,
+)
 from skpacbayes.classifiers._certified_sample import SampleProtocol, resolve_train_size, rows_seed
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS
 from skpacbayes.classifiers._first_order import FirstOrderBoundClassifier
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._held_out_rows import (
-    DEFAULT_N_ESTIMATORS,
     _fractions,
-    validation_rows,
 )
-from skpacbayes.classifiers._hold_out import HoldOutBoundClassifier
 from skpacbayes.classifiers._out_of_core import dask_rows, dask_training_data
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._second_order import SecondOrderBoundClassifier
-from skpacbayes.engine.certificate import shares_within
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.parallel import as_completed
 from skpacbayes.engine.spec import progress
-from skpacbayes.engine.statistics import EmptySampleError
-from skpacbayes.engine.vote import _strict_argmax_is, weighted_vote_scores
 from skpacbayes.model_selection import SelectedCandidateMixin
 from skpacbayes.voters._base import DocLinkMixin
 
 __all__ = ["CertifiedVoteClassifier"]
 
-#: the default hold-out fractions: HoldOutBoundClassifier's 0.2 and 0.5 (two folds of 0.1
-#: cost the union more than forests grown on 90 % of the rows gain over 80 %)
-CANDIDATE_FRACTIONS = (0.2, 0.5)
-#: disjoint held-out sets per fraction by default: a second draw of every hold-out
-#: candidate (fold 1 of 0.5 is the other half)
-DEFAULT_FOLDS = 2
-#: named selection rules -> their tolerance on the bound (relative to the smallest one)
-SELECTIONS = {"tightest_bound": 0.0, "most_accurate": float("inf")}
 _OUT_OF_BAG = {
     cls._bound_class.name: cls for cls in (FirstOrderBoundClassifier, SecondOrderBoundClassifier)
 }
-#: weight of each stump candidate in the split of delta (every other candidate's is 1): a
-#: fall-back that wins only where a forest is weaker than one split gets a small share, so
-#: that with the defaults its two stumps cost the forests ln(4.2 / 4) ~ 0.05 nat
-STUMP_WEIGHT = 0.1
-#: below this many rows the default forests hold one tree per four rows
-#: (:func:`default_n_estimators`); the smallest training set of the reference figures has
-#: 142 rows (wine)
-SMALL_SAMPLE = 128
-#: trees of each default forest grown on most of the rows (validation fraction below 0.5),
-#: from :data:`SMALL_SAMPLE` rows on
-FOREST_TREES = 140
-#: trees of each default forest grown on half the rows or fewer (validation fraction 0.5 or
-#: more), from :data:`SMALL_SAMPLE` rows on
-HALF_FOREST_TREES = 40
-
-
-def default_forest_trees(n_rows, fraction):
-    """Trees of the default forest (``voters=None``) of a hold-out candidate.
-
-    From :data:`SMALL_SAMPLE` (128) rows on, :data:`FOREST_TREES` (140) for a validation
-    fraction below 0.5 and :data:`HALF_FOREST_TREES` (40) for 0.5 or more; on fewer rows,
-    :func:`default_n_estimators` (one tree per four rows, at least 10). A forest grown on
-    half the rows is deployed where the rows are few or noisy: there the size of the
-    held-out set, not the last trees of the vote, sets the bound. The number depends on the
-    number of rows and the fraction alone (both fixed before the data's values are read), so
-    every certificate holds as with any other fixed forest.
-
-    Parameters
-    ----------
-    n_rows : int
-        Rows handed to ``fit``.
-    fraction : float
-        The candidate's validation fraction.
-
-    Returns
-    -------
-    n_estimators : int
-
-    Examples
-    --------
-    >>> from skpacbayes.classifiers._certified_vote import default_forest_trees
-    >>> default_forest_trees(1000, 0.2), default_forest_trees(1000, 0.5)
-    (140, 40)
-    >>> default_forest_trees(60, 0.2)
-    15
-    """
-    if n_rows < SMALL_SAMPLE:
-        return default_n_estimators(n_rows)
-    return HALF_FOREST_TREES if fraction >= 0.5 else FOREST_TREES
-
-
-def default_forest(n_rows, fraction):
-    """The unfitted default forest of a hold-out candidate: a ``RandomForestClassifier`` of
-    :func:`default_forest_trees` trees (seeded by the candidate, as HoldOut seeds its own)."""
-    from sklearn.ensemble import RandomForestClassifier
-
-    return RandomForestClassifier(n_estimators=default_forest_trees(n_rows, fraction))
-
-
-def default_n_estimators(n_rows):
-    """Trees of the default out-of-bag forest on ``n_rows`` rows, and of every default forest
-    below :data:`SMALL_SAMPLE` rows.
-
-    ``DEFAULT_N_ESTIMATORS`` (200) from :data:`SMALL_SAMPLE` (128) rows on (the hold-out
-    candidates' forests: :func:`default_forest_trees`); on fewer rows, one tree per four
-    rows (at least 10). Trees grown on a few dozen rows have a handful
-    of leaves and held-out sets of a few rows certify little (no bound on 13 rows is below
-    0.2), so more trees change little there; a fit on tens of rows (e.g. the checks of
-    ``sklearn.utils.estimator_checks``) takes a fraction of the time. The number depends
-    on the number of rows alone, not on their values, so every certificate holds as
-    before.
-
-    Parameters
-    ----------
-    n_rows : int
-        Rows handed to ``fit``.
-
-    Returns
-    -------
-    n_estimators : int
-
-    Examples
-    --------
-    >>> from skpacbayes.classifiers._certified_vote import default_n_estimators
-    >>> default_n_estimators(20), default_n_estimators(127), default_n_estimators(128)
-    (10, 31, 200)
-    """
-    return DEFAULT_N_ESTIMATORS if n_rows >= SMALL_SAMPLE else max(10, int(n_rows) // 4)
-
-
-def out_of_bag_error(estimator, X, y):
-    """Error of a fitted vote on out-of-bag voters: each row voted by the voters it may evaluate.
-
-    Row ``i`` is classified by the weighted vote of the voters ``j`` with
-    ``evaluation_mask()[i, j]`` (the voters that never saw it; ties count as errors);
-    rows that no voter may evaluate are left out. For an
-    :class:`~skpacbayes.voters.OutOfBagVoters` bank it is the out-of-bag error of a
-    random forest: an estimate of the deployed vote's error, not a certificate.
-
-    Parameters
-    ----------
-    estimator : fitted MajorityVoteClassifier
-        With ``voters_`` fitted on ``X`` and ``weights_``.
-    X, y : ndarray
-        The rows the bank was fitted on.
-
-    Returns
-    -------
-    error : float
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from skpacbayes import FirstOrderBoundClassifier
-    >>> from skpacbayes.classifiers._certified_vote import out_of_bag_error
-    >>> from skpacbayes.voters import OutOfBagVoters
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = FirstOrderBoundClassifier(voters=OutOfBagVoters(n_estimators=20, random_state=0),
-    ...                                 random_state=0).fit(X, y)
-    >>> bool(0 < out_of_bag_error(clf, X, y) < 0.1)
-    True
-    """
-    mask = estimator.voters_.evaluation_mask()
-    votes = np.where(mask, estimator.voters_.votes(X), -1)  # -1: no class, no weight
-    scores = weighted_vote_scores(votes, estimator.weights_, estimator.classes_.size)
-    rows = mask.any(axis=1)
-    y_idx = np.searchsorted(estimator.classes_, y)
-    return float(np.mean(~_strict_argmax_is(scores[rows], y_idx[rows])))
-
-
-def select(bounds, estimates, tolerance):
-    """Index of the deployed candidate: the most accurate among the nearly tightest.
-
-    Among the candidates whose bound is at most ``(1 + tolerance)`` times the
-    smallest bound, the one with the smallest estimated error; ties go to the
-    smaller bound, then to the earlier candidate.
-
-    Parameters
-    ----------
-    bounds, estimates : sequence of float
-        Each candidate's certified bound and estimated error.
-    tolerance : float >= 0
-        ``0``: the tightest bound; ``inf``: the most accurate estimate.
-
-    Returns
-    -------
-    index : int
-
-    Examples
-    --------
-    >>> from skpacbayes.classifiers._certified_vote import select
-    >>> bounds, estimates = [0.040, 0.041, 0.060], [0.035, 0.030, 0.020]
-    >>> select(bounds, estimates, 0.0), select(bounds, estimates, 0.05)
-    (0, 1)
-    >>> select(bounds, estimates, float("inf"))
-    2
-    """
-    limit = np.inf if np.isinf(tolerance) else (1.0 + tolerance) * min(bounds)
-    eligible = [i for i, b in enumerate(bounds) if b <= limit]
-    return min(eligible, key=lambda i: (estimates[i], bounds[i], i))
-
-
-class _FoldHoldOut(HoldOutBoundClassifier):
-    """A hold-out certified on another fold of the same permutation of the rows.
-
-    Same parameters and seed as :class:`~skpacbayes.HoldOutBoundClassifier`, with the
-    held-out rows of :func:`~skpacbayes.classifiers._held_out_rows.validation_rows` taken from block
-    ``fold`` of the permutation instead of the first block: the folds of one fraction
-    are disjoint (fold 1 of ``0.5`` is the other half), and each is drawn from the seed
-    and the sample size alone, so the test-set bound applies to each
-    (:ref:`theory-holdout`).
-    """
-
-    _parameter_constraints: ClassVar[dict] = {
-        **HoldOutBoundClassifier._parameter_constraints,
-        "fold": [Interval(Integral, 0, None, closed="left")],
-    }
-
-    def __init__(
-        self,
-        *,
-        voters=None,
-        validation_fraction="auto",
-        delta=0.05,
-        random_state=None,
-        n_jobs=None,
-        train_size=None,
-        verbose=0,
-        per_class=False,
-        fold=1,
-    ):
-        super().__init__(
-            voters=voters,
-            validation_fraction=validation_fraction,
-            delta=delta,
-            random_state=random_state,
-            n_jobs=n_jobs,
-            train_size=train_size,
-            verbose=verbose,
-            per_class=per_class,
-        )
-        self.fold = fold
-
-    def _rows(self, n_samples, fraction, seed):
-        return validation_rows(n_samples, fraction, seed, fold=self.fold)
 
 
 def _is_deprecated(value):
     """Whether ``value`` is the sentinel default of a renamed parameter."""
     return isinstance(value, str) and value == "deprecated"
-
-
-def _weight(info):
-    """A candidate's weight in the split of ``delta``: 1, or :data:`STUMP_WEIGHT` for a stump."""
-    return STUMP_WEIGHT if info["kind"] == "stump" else 1.0
-
-
-def candidate_deltas(delta, shares):
-    """Each candidate's ``delta * share``, rounded down to sum to at most ``delta`` exactly."""
-    return shares_within(delta, [float(delta * share) for share in shares])
-
-
-def _fit_candidate(index, info, estimator, X, y):
-    """Fit one candidate; return its index, its description (bound, estimate, time), itself.
-
-    A candidate whose bound has no sample (an empty out-of-bag pair sample) drops out: bound
-    1.0 (trivially certified), no estimate, and the reason under ``dropped``.
-    """
-    start = time.perf_counter()
-    try:
-        estimator.fit(X, y)
-    except EmptySampleError as error:
-        dropped = {"bound": 1.0, "estimated_error": float("nan"), "dropped": str(error)}
-        return index, {**info, **dropped, "fit_time": time.perf_counter() - start}, estimator
-    if info["kind"] == "out_of_bag":
-        estimate = out_of_bag_error(estimator, X, y)
-    else:
-        estimate = float(estimator.certificate_.train_error)  # on the held-out rows
-    entry = {
-        **info,
-        "bound": float(estimator.bound_),
-        "estimated_error": estimate,
-        "fit_time": time.perf_counter() - start,
-    }
-    return index, entry, estimator
-
-
-def describe(candidate):
-    """A candidate in a few words: ``hold-out 0.2 fold 1``, ``stump 0.5 fold 0`` or ``OOB FO``.
-
-    Parameters
-    ----------
-    candidate : dict
-        An entry of ``CertifiedVoteClassifier.candidates_``.
-
-    Returns
-    -------
-    text : str
-
-    Examples
-    --------
-    >>> from skpacbayes.classifiers._certified_vote import describe
-    >>> describe({"kind": "holdout", "validation_fraction": 0.2, "fold": 1})
-    'hold-out 0.2 fold 1'
-    >>> from skpacbayes.objectives.second_order import SecondOrder
-    >>> describe({"kind": "out_of_bag", "out_of_bag_bound": SecondOrder.name})
-    'out-of-bag SO'
-    """
-    if candidate["kind"] == "out_of_bag":
-        return f"out-of-bag {candidate['out_of_bag_bound']}"
-    kind = "hold-out" if candidate["kind"] == "holdout" else "stump"
-    return f"{kind} {candidate['validation_fraction']} fold {candidate['fold']}"
 
 
 class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMixin, BaseEstimator):
@@ -367,7 +100,7 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMi
         below 0.5 and of 40 for 0.5 or more, and ``OutOfBagVoters(n_estimators=200)`` for
         the out-of-bag ones (each tree grown on half the rows without replacement); on
         fewer than 128 rows, one tree per four rows (at least 10) for all of them (see
-        Notes, and :func:`~skpacbayes.classifiers._certified_vote.default_forest_trees`).
+        Notes, and :func:`~skpacbayes.classifiers._candidates.default_forest_trees`).
     validation_fraction : float or sequence of float in (0, 1), default=(0.2, 0.5)
         The held-out share of each hold-out candidate (fixed before the data). Small
         fractions give a stronger vote, large ones a tighter bound on small samples.
@@ -521,7 +254,7 @@ default="tightest_bound"
     80 % of the rows and 2 x 40 on 50 %: 360 trees, the work of 1.3 (many rows: a tree's
     cost grows with its rows) to 1.8 (few rows: a tree's fixed cost dominates)
     ``RandomForestClassifier(200)`` on every row
-    (:func:`~skpacbayes.classifiers._certified_vote.default_forest_trees`). A forest
+    (:func:`~skpacbayes.classifiers._candidates.default_forest_trees`). A forest
     grown on half the rows is deployed where the rows are few or noisy, where the size
     of its held-out set, not its last trees, sets the bound; the forests grown on 80 %
     are deployed elsewhere and keep most of the trees. Two more folds of 0.1 (forests
@@ -531,7 +264,7 @@ default="tightest_bound"
 
     **Small samples.** With the default forests (``voters=None``) and fewer than 128
     rows, each forest holds one tree per four rows (at least 10)
-    (:func:`~skpacbayes.classifiers._certified_vote.default_n_estimators`): trees grown on
+    (:func:`~skpacbayes.classifiers._candidates.default_n_estimators`): trees grown on
     a few dozen rows have a handful of leaves, and held-out sets of a few rows certify
     little either way, while a fit on tens of rows (scikit-learn's ``check_estimator``
     runs about a hundred) takes a fraction of the time. The number depends on the number
