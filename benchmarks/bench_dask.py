@@ -32,6 +32,7 @@ Usage::
 """
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -107,9 +108,9 @@ def _estimator(kind, args, X, y):
     return HoldOutBoundClassifier(voters=forest, train_size=args.forest_rows, random_state=0)
 
 
-def run_one(kind, n_rows, args):
-    """One fit in this process (a fresh cluster); returns its figures."""
-    import dask
+@contextlib.contextmanager
+def local_cluster(args):
+    """A fresh ``LocalCluster`` of ``args.workers`` one-thread process workers, with its client."""
     from distributed import Client, LocalCluster
 
     with (
@@ -123,6 +124,23 @@ def run_one(kind, n_rows, args):
         ) as cluster,
         Client(cluster),
     ):
+        yield
+
+
+def fresh_error(est, args):
+    """``est``'s error rate on ``args.fresh_rows`` rows it never saw, counted on the workers."""
+    import dask
+
+    Xf, yf = rows(args.fresh_rows, args.chunk_rows, SEEDS["fresh"])
+    (error,) = dask.compute((est.predict(Xf) != yf).mean())
+    return float(error), Xf, yf
+
+
+def run_one(kind, n_rows, args):
+    """One fit in this process (a fresh cluster); returns its figures."""
+    import dask
+
+    with local_cluster(args):
         X, y = rows(n_rows, args.chunk_rows, SEEDS["train"])
         est = _estimator(kind, args, X, y)
         before = _peak_mib()
@@ -130,8 +148,7 @@ def run_one(kind, n_rows, args):
         est.fit(X, y)
         wall = time.perf_counter() - start
         peak = _peak_mib()
-        Xf, yf = rows(args.fresh_rows, args.chunk_rows, SEEDS["fresh"])
-        (fresh,) = dask.compute((est.predict(Xf) != yf).mean())
+        fresh, Xf, yf = fresh_error(est, args)
         out = {
             "kind": kind,
             "n_rows": n_rows,
@@ -143,7 +160,7 @@ def run_one(kind, n_rows, args):
             "bound": est.bound_,
             "certified_rows": int(est.certificate_.m[0]),
             "train_error": float(est.certificate_.train_error),
-            "fresh_error": float(fresh),
+            "fresh_error": fresh,
             "fresh_rows": args.fresh_rows,
             "n_voters": int(est.voters_.n_voters_),
         }
@@ -156,7 +173,9 @@ def run_one(kind, n_rows, args):
             out["in_memory_fit_s"] = time.perf_counter() - start
             out["in_memory_bound"] = ref.bound_
         if kind not in FAMILIES:  # the forest's own predict (soft vote), for reference
-            model = dask.delayed(est.voters_.estimators, pure=False)
+            model = est.voters_.estimators  # the forest, or [forest] (the prefit model deployed)
+            model = model[0] if isinstance(model, list | tuple) else model
+            model = dask.delayed(model, pure=False)
             wrong = Xf.map_blocks(
                 _errors_of, model, yf[:, None], drop_axis=1, meta=np.empty(0, bool)
             )

@@ -35,7 +35,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_dask import N_FEATURES, SEEDS, _peak_mib, rows  # noqa: E402
+from bench_dask import N_FEATURES, SEEDS, _peak_mib, fresh_error, local_cluster, rows  # noqa: E402
 from provenance import head_commit, write_results  # noqa: E402
 
 RUNS = ("certified-vote", "holdout-sample", "certified-vote-memory", "certified-vote-default")
@@ -50,7 +50,6 @@ _NAMES = {
 def run_one(kind, args):
     """One fit in this process (a fresh cluster); returns its figures."""
     import dask
-    from distributed import Client, LocalCluster
     from sklearn.ensemble import RandomForestClassifier
 
     from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
@@ -59,17 +58,7 @@ def run_one(kind, args):
     forest = RandomForestClassifier(
         n_estimators=args.trees, max_depth=args.depth, n_jobs=args.workers, random_state=0
     )
-    with (
-        LocalCluster(
-            n_workers=args.workers,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit=args.memory_limit,
-            dashboard_address=":0",
-            silence_logs=40,
-        ) as cluster,
-        Client(cluster),
-    ):
+    with local_cluster(args):
         X, y = rows(args.rows, args.chunk_rows, SEEDS["train"])
         train_size = resolve_train_size("auto", args.rows, True)
         before = _peak_mib()
@@ -86,8 +75,7 @@ def run_one(kind, args):
             est = CertifiedVoteClassifier(voters=forest, random_state=0, n_jobs=1).fit(Xm, ym)
         wall = time.perf_counter() - start
         peak = _peak_mib()
-        Xf, yf = rows(args.fresh_rows, args.chunk_rows, SEEDS["fresh"])
-        (fresh,) = dask.compute((est.predict(Xf) != yf).mean())
+        fresh, _, _ = fresh_error(est, args)
         certified = int(est.certificate_.m[est.certificate_.details["statement"]])
         out = {
             "kind": kind,
@@ -97,7 +85,7 @@ def run_one(kind, args):
             "client_peak_before_fit_mib": before,
             "bound": float(est.bound_),
             "certified_rows": certified,
-            "fresh_error": float(fresh),
+            "fresh_error": fresh,
             "fresh_rows": args.fresh_rows,
         }
         if kind != "holdout-sample":
