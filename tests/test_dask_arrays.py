@@ -414,8 +414,7 @@ def test_certified_vote_on_a_dask_array(processes, monkeypatch):
     memory, every candidate certified on at least two thirds of the rows in ONE pass over
     the blocks, its counts those of the same forest's ``predict`` on the same rows in
     memory; nothing loaded whole; ``predict`` lazy."""
-    from skpacbayes.classifiers._certified_sample import rows_seed
-    from skpacbayes.classifiers._held_out_rows import training_rows
+    from skpacbayes.classifiers._held_out_rows import rows_seed, training_rows
     from skpacbayes.engine.dask_passes import DaskVotePasses
     from skpacbayes.objectives import TestSet
 

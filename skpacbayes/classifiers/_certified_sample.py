@@ -11,7 +11,6 @@ array); only integer counts come back.
 """
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from skpacbayes.classifiers._held_out_rows import training_rows
 from skpacbayes.engine.dask_passes import is_dask_input
@@ -72,12 +71,6 @@ def resolve_train_size(train_size, n_rows, out_of_core):
     return None if train_size is None else int(train_size)
 
 
-def rows_seed(seed):
-    """The seed of the rows drawn by ``HoldOutBoundClassifier(random_state=seed)``: the sample
-    of ``train_size`` rows is the one HoldOut's sample protocol draws with the same seed."""
-    return int(check_random_state(seed).randint(np.iinfo(np.int32).max))
-
-
 class StackedVoters:
     """The voters of several fitted banks side by side, each bank's votes mapped by its codes.
 
@@ -119,7 +112,8 @@ class SampleProtocol:
     train_size : int
         Rows drawn (``1 <= train_size <= n_rows - 1``).
     seed : int
-        Seed of the draw (:func:`rows_seed`): the rows depend on it and on ``n_rows`` only.
+        Seed of the draw (:func:`~skpacbayes.classifiers._held_out_rows.rows_seed`): the
+        rows depend on it and on ``n_rows`` only.
 
     Attributes
     ----------

@@ -40,13 +40,11 @@ from skpacbayes.classifiers._candidates import (
     describe,
     select,
 )
-from skpacbayes.classifiers._certified_sample import SampleProtocol, resolve_train_size, rows_seed
+from skpacbayes.classifiers._certified_sample import SampleProtocol, resolve_train_size
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS
 from skpacbayes.classifiers._first_order import FirstOrderBoundClassifier
 from skpacbayes.classifiers._fit_params import reject_fit_params
-from skpacbayes.classifiers._held_out_rows import (
-    _fractions,
-)
+from skpacbayes.classifiers._held_out_rows import _fractions, rows_seed
 from skpacbayes.classifiers._out_of_core import dask_rows, dask_training_data
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._second_order import SecondOrderBoundClassifier

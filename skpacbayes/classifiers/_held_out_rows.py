@@ -4,6 +4,7 @@ forest, and the bank grown on the training rows."""
 from numbers import Real
 
 import numpy as np
+from sklearn.utils import check_random_state
 
 from skpacbayes.classifiers._base import (
     resolve_voters,
@@ -12,7 +13,7 @@ from skpacbayes.engine.sampling import draw_rows
 from skpacbayes.voters import PrefitVoters
 from skpacbayes.voters._base import _check_float32_range
 
-__all__ = ["grown_voters", "training_rows", "validation_rows"]
+__all__ = ["grown_voters", "rows_seed", "training_rows", "validation_rows"]
 
 #: Trees of the forest grown on the training rows when ``voters`` is None.
 DEFAULT_N_ESTIMATORS = 200
@@ -76,6 +77,30 @@ def validation_rows(n_samples, fraction, seed, fold=0):
     held = perm[start : start + n_held]
     train = np.concatenate([perm[:start], perm[start + n_held :]])
     return np.sort(train), np.sort(held)
+
+
+def rows_seed(random_state):
+    """The seed every draw of a hold-out's rows is made from, given its ``random_state``.
+
+    ``HoldOutBoundClassifier(random_state=r)`` draws its held-out rows (and the rows of its
+    sample protocol) from ``rows_seed(r)``; ``CertifiedVoteClassifier`` draws its sample of
+    ``train_size`` rows from the same seed, so both hold the same rows in memory.
+
+    Parameters
+    ----------
+    random_state : int, RandomState instance or None
+
+    Returns
+    -------
+    seed : int
+
+    Examples
+    --------
+    >>> from skpacbayes.classifiers._held_out_rows import rows_seed
+    >>> rows_seed(0) == rows_seed(0)
+    True
+    """
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
 def training_rows(n_samples, train_size, seed):

@@ -20,7 +20,6 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -39,6 +38,7 @@ from skpacbayes.classifiers._held_out_rows import (
     _class_vote_errors,
     _fractions,
     grown_voters,
+    rows_seed,
     training_rows,
     validation_rows,
 )
@@ -312,7 +312,7 @@ class HoldOutBoundClassifier(
             X, y, classes = validate_training_data(self, X, y)
             classes = self._known_classes(classes)
             y_idx = np.searchsorted(classes, y)
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        seed = rows_seed(self.random_state)
         self.classes_ = classes
         if sample:
             self._fit_sample(X, y, y_idx, seed)
