@@ -122,16 +122,9 @@ class VotePasses(TotalVoteErrors):
         true class and the number of those rows (``ties``: see
         :func:`~skpacbayes.engine.vote.vote_errors`).
         """
-        from skpacbayes.engine.vote import vote_errors
-
-        errors = np.zeros(n_classes, dtype=np.int64)
-        sizes = np.zeros(n_classes, dtype=np.int64)
-        for start, votes in self.chunks():
-            stop = start + votes.shape[0]
-            y_chunk, in_rows = y_idx[start:stop], rows[start:stop]
-            errs = vote_errors(votes, y_chunk, weights, n_classes, ties)
-            errors += np.bincount(y_chunk[errs & in_rows], minlength=n_classes)
-            sizes += np.bincount(y_chunk[in_rows], minlength=n_classes)
+        ((errors, sizes),) = self._vote_error_counts(
+            y_idx, [(weights, None)], n_classes, rows, ties
+        )
         return errors, sizes
 
     def class_vote_errors_each(self, y_idx, weights, n_classes, rows, ties="error"):
@@ -151,17 +144,24 @@ class VotePasses(TotalVoteErrors):
         counts : ndarray of int64, shape (n_votes, 2, n_classes)
             For each vote, the errors and the rows of each true class on the rows ``rows``.
         """
+        supports = [np.flatnonzero(w) for w in np.asarray(weights)]
+        votes = [(w[support], support) for w, support in zip(weights, supports, strict=True)]
+        return self._vote_error_counts(y_idx, votes, n_classes, rows, ties)
+
+    def _vote_error_counts(self, y_idx, votes, n_classes, rows, ties):
+        """One pass: for each ``(weights, columns)`` of ``votes`` (``columns`` None: every
+        voter), the errors and the rows of each true class, shape ``(len(votes), 2,
+        n_classes)``."""
         from skpacbayes.engine.vote import vote_errors
 
-        weights = np.asarray(weights)
-        supports = [np.flatnonzero(w) for w in weights]
-        counts = np.zeros((weights.shape[0], 2, n_classes), dtype=np.int64)
-        for start, votes in self.chunks():
-            stop = start + votes.shape[0]
+        counts = np.zeros((len(votes), 2, n_classes), dtype=np.int64)
+        for start, chunk in self.chunks():
+            stop = start + chunk.shape[0]
             y_chunk, in_rows = y_idx[start:stop], rows[start:stop]
             sizes = np.bincount(y_chunk[in_rows], minlength=n_classes)
-            for i, (w, support) in enumerate(zip(weights, supports, strict=True)):
-                errs = vote_errors(votes[:, support], y_chunk, w[support], n_classes, ties)
+            for i, (w, columns) in enumerate(votes):
+                voted = chunk if columns is None else chunk[:, columns]
+                errs = vote_errors(voted, y_chunk, w, n_classes, ties)
                 counts[i, 0] += np.bincount(y_chunk[errs & in_rows], minlength=n_classes)
                 counts[i, 1] += sizes
         return counts
