@@ -291,7 +291,8 @@ def _cases():
             "CertifiedVote-forest-accurate",
             "synth",
             lambda: sk.CertifiedVoteClassifier(
-                voters=RandomForestClassifier(n_estimators=10), selection="most_accurate",
+                voters=RandomForestClassifier(n_estimators=10),
+                selection="most_accurate",
                 random_state=0,
             ),
             "fit",
@@ -300,7 +301,9 @@ def _cases():
             "CertifiedVote-perclass-tolerance",
             "synth3",
             lambda: sk.CertifiedVoteClassifier(
-                voters=RandomForestClassifier(n_estimators=10), per_class=True, selection=0.1,
+                voters=RandomForestClassifier(n_estimators=10),
+                per_class=True,
+                selection=0.1,
                 random_state=np.random.RandomState(5),
             ),
             "fit",

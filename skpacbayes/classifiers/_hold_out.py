@@ -45,7 +45,7 @@ from skpacbayes.classifiers._held_out_rows import (
 from skpacbayes.classifiers._out_of_core import dask_rows
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._stream import StreamMixin
-from skpacbayes.engine.certify import certify_test_set
+from skpacbayes.engine.certify import HeldOutStatement, certify
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.spec import progress
 from skpacbayes.engine.vote import weighted_vote_scores
@@ -503,18 +503,20 @@ class HoldOutBoundClassifier(
     ):
         """The certificate of statement ``index`` from the one certify step (and, per class,
         ``class_bounds_``)."""
-        self.certificate_ = certify_test_set(
-            TestSet(),
-            index,
-            errors,
-            sizes,
-            float(self.delta),
-            n_voters,
-            self.weights_,
-            class_counts if self.per_class else None,
-            anytime=anytime,
-            previous=previous,
-        )
+        self.certificate_ = certify(
+            HeldOutStatement(
+                TestSet(),
+                index,
+                tuple(errors),
+                tuple(sizes),
+                float(self.delta),
+                n_voters,
+                self.weights_,
+                class_counts if self.per_class else None,
+                anytime=anytime,
+                previous=previous,
+            )
+        ).certificate
         if self.per_class:
             self.class_bounds_ = np.array(self.certificate_.details["class_bounds"])
         elif hasattr(self, "class_bounds_"):  # from an earlier fit with per_class=True

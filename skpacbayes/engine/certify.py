@@ -1,12 +1,14 @@
 """The certify step: every certificate of the package is made here, in float64.
 
-:func:`certify` recomputes a trained posterior's bound from scratch (both paths: the counts
-and the rows), :func:`certify_test_set` records the held-out statements of the hold-out
-estimators; both build the one :class:`~skpacbayes.engine.certificate.Certificate` record.
+:func:`certify` takes one statement and hands back its complete certification: a trained
+posterior (:class:`PosteriorStatement`, both paths: the counts and the rows) is recomputed
+from scratch, held-out statements (:class:`HeldOutStatement`, the hold-out protocols) are
+certified by the test-set bound of their error counts; both build the one
+:class:`~skpacbayes.engine.certificate.Certificate` record, which nothing edits afterwards.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -14,7 +16,15 @@ import numpy as np
 from skpacbayes.engine.certificate import _KL_SLACK, Certificate, effective_voters
 from skpacbayes.engine.spec import FitResult
 
-__all__ = ["CertifyInputs", "better", "certify", "certify_test_set", "result"]
+__all__ = [
+    "CertifyInputs",
+    "Certified",
+    "HeldOutStatement",
+    "PosteriorStatement",
+    "better",
+    "certify",
+    "result",
+]
 
 
 @dataclass
@@ -66,102 +76,49 @@ class CertifyInputs:
     problem: Any = None
 
 
-def certify(
-    spec, posteriors, natural, mixture, scheme, m, group_statistics, deployed_errors, details,
-    problem=None,
-):  # fmt: skip
-    """Recompute the bound from scratch in float64 for the final posterior.
+@dataclass(frozen=True)
+class PosteriorStatement:
+    """A trained posterior to certify (the count and row paths).
 
-    ``group_statistics(g, nat)`` gives the safe-side float64 statistics of half ``g`` (from
-    the counts or from the stochastic losses of the rows) and ``deployed_errors(natural,
-    mixture, weights, deployed, rows)`` the errors of the deployed classifier on the
-    training rows of the boolean mask ``rows`` and their number. Returns the certificate,
-    the certified natural parameters, the deployed vote's weights and its kind.
+    Attributes
+    ----------
+    spec : FitSpec
+        The bound, the family and the confidence parameter.
+    posteriors : list of Posterior
+        One per half.
+    natural : list of ndarray
+        The natural parameters of each half.
+    mixture : ndarray
+        The mixture weights of the halves.
+    scheme : EvaluationScheme
+        Which voter may be evaluated on which row.
+    m : list of int
+        Sample size of each half's statement.
+    evidence : object
+        What the certificate reads of the rows: ``group_statistics(g, nat)``, the safe-side
+        float64 statistics of half ``g`` (from the counts or the stochastic losses);
+        ``deployed_errors(natural, mixture, weights, deployed, rows)``, the errors of the
+        deployed classifier on the training rows of the boolean mask ``rows`` and their
+        number; ``problem``, the float64 row problem (or None).
+    details : dict
+        Recorded in the certificate, over the bound's own details.
     """
-    import torch
 
-    from skpacbayes.engine.deployed import deployed_classifier
-
-    groups = scheme.groups
-    h = len(groups)
-    natural = [np.asarray(nat, dtype=np.float64) for nat in natural]
-    nats = [torch.from_numpy(nat) for nat in natural]
-    vote_weights, deployed = deployed_classifier(
-        spec.posterior, posteriors, natural, mixture, groups
-    )
-    rows = np.zeros(scheme.n_rows, dtype=bool)
-    if scheme.out_of_bag:
-        rows[:] = True
-    else:
-        for g in groups:
-            rows[g.samples] = True
-    wrong, used = deployed_errors(natural, mixture, vote_weights, deployed, rows)
-    train_error = wrong / used
-
-    kl = np.array([float(post.kl(nat)) for post, nat in zip(posteriors, nats, strict=True)])
-    kl = kl * (1 + _KL_SLACK) + _KL_SLACK
-    stats = [group_statistics(g, natural[g]) for g in range(h)]
-    statistics = {key: np.array([float(s[key]) for s in stats]) for key in stats[0]}
-    weights = np.asarray(mixture, dtype=np.float64)
-    inputs = CertifyInputs(
-        family=spec.posterior,
-        delta=float(spec.delta),
-        posteriors=posteriors,
-        natural=natural,
-        weights=weights,
-        groups=groups,
-        statistics=statistics,
-        kl=kl,
-        m=list(m),
-        vote_weights=vote_weights,
-        deployed=deployed,
-        train_error=train_error,
-        problem=problem,
-    )
-    certified = spec.bound.certify(inputs)
-    details = {**spec.bound.details(), **details}
-    if certified.details is not None:
-        details = certified.details
-    if certified.natural is not None:  # the bound certifies another posterior than the trained
-        natural, kl = certified.natural, certified.kl
-    value = float(certified.value)
-    if not (0.0 <= value <= 1.0) or math.isnan(value):
-        raise RuntimeError(f"Internal error: certified bound {value!r} outside [0, 1].")
-    certificate = Certificate(
-        bound=spec.bound.name,
-        posterior=spec.posterior,
-        value=value,
-        delta=inputs.delta,
-        m=tuple(inputs.m),
-        kl=tuple(float(k) for k in kl),
-        mixture_weights=tuple(float(a) for a in weights),
-        statistics={k: tuple(float(x) for x in v) for k, v in statistics.items()},
-        gibbs_bound=certified.gibbs_bound,
-        b_tilde=certified.b_tilde,
-        c_tilde=certified.c_tilde,
-        train_error=train_error,
-        n_voters=int(scheme.n_voters),
-        details=details,
-        n_effective_voters=_effective_voters(vote_weights, deployed, mixture, groups),
-    )
-    return certificate, natural, vote_weights, deployed
+    spec: Any
+    posteriors: list
+    natural: list
+    mixture: Any
+    scheme: Any
+    m: list
+    evidence: Any
+    details: dict = field(default_factory=dict)
 
 
-def certify_test_set(
-    bound,
-    statement,
-    errors,
-    sizes,
-    delta,
-    n_voters,
-    vote_weights,
-    class_counts=None,
-    anytime=False,
-    previous=None,
-):
-    """The certificate of a classifier fixed before its held-out rows were read.
+@dataclass(frozen=True)
+class HeldOutStatement:
+    """Held-out statements of classifiers fixed before their held-out rows were read.
 
-    Parameters
+    Attributes
     ----------
     bound : TestSet
         The test-set bound (:class:`~skpacbayes.objectives.TestSet`).
@@ -188,29 +145,161 @@ def certify_test_set(
     previous : Certificate or None, default=None
         With ``anytime``, the stream's certificate before this batch: the bounds reported
         are the smaller of its and the current ones (``details["bound_now"]``: the current).
+    details : dict
+        Recorded in the certificate, beside the statements' own.
+    """
+
+    bound: Any
+    statement: int
+    errors: tuple
+    sizes: tuple
+    delta: float
+    n_voters: int
+    vote_weights: Any
+    class_counts: Any = None
+    anytime: bool = False
+    previous: Any = None
+    details: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Certified:
+    """What the certify step hands back: the certificate and the classifier it certifies.
+
+    Attributes
+    ----------
+    certificate : Certificate
+        Complete: nothing is added to it afterwards.
+    natural : list of ndarray or None
+        The certified natural parameters (None for held-out statements).
+    vote_weights : ndarray
+        The deployed vote's weights over all voters.
+    deployed : str
+        ``"weighted_vote"``, ``"mixture_bayes"`` or, for held-out statements,
+        ``"plain_vote"``.
+    """
+
+    certificate: Certificate
+    natural: Any
+    vote_weights: Any
+    deployed: str
+
+
+def certify(statement):
+    """The one certify step: a statement in, its complete certification out.
+
+    Parameters
+    ----------
+    statement : PosteriorStatement or HeldOutStatement
+        A trained posterior (recomputed from scratch in float64), or held-out statements
+        (the test-set bound of their error counts).
 
     Returns
     -------
-    certificate : Certificate
-        With ``posterior="point mass (the prior)"`` and ``kl`` zero (a test-set bound is the
-        PAC-Bayes statement of a point-mass prior equal to the posterior), the errors as the
-        statistics, one mixture weight per statement (1 for the deployed one) and the bounds
-        of every statement in ``details["bounds"]``; with ``class_counts``, the deployed
-        statement's class bounds, errors and rows in ``details["class_bounds"]``,
-        ``["class_errors"]`` and ``["class_sizes"]``.
+    certified : Certified
     """
-    n_classes = None if class_counts is None else len(class_counts[statement][0])
+    if isinstance(statement, HeldOutStatement):
+        return _certify_held_out(statement)
+    return _certify_posterior(statement)
+
+
+def _certify_posterior(statement):
+    """Recompute the bound from scratch in float64 for the final posterior."""
+    import torch
+
+    from skpacbayes.engine.deployed import deployed_classifier
+
+    spec, scheme, evidence = statement.spec, statement.scheme, statement.evidence
+    posteriors, mixture = statement.posteriors, statement.mixture
+    groups = scheme.groups
+    h = len(groups)
+    natural = [np.asarray(nat, dtype=np.float64) for nat in statement.natural]
+    nats = [torch.from_numpy(nat) for nat in natural]
+    vote_weights, deployed = deployed_classifier(
+        spec.posterior, posteriors, natural, mixture, groups
+    )
+    rows = np.zeros(scheme.n_rows, dtype=bool)
+    if scheme.out_of_bag:
+        rows[:] = True
+    else:
+        for g in groups:
+            rows[g.samples] = True
+    wrong, used = evidence.deployed_errors(natural, mixture, vote_weights, deployed, rows)
+    train_error = wrong / used
+
+    kl = np.array([float(post.kl(nat)) for post, nat in zip(posteriors, nats, strict=True)])
+    kl = kl * (1 + _KL_SLACK) + _KL_SLACK
+    stats = [evidence.group_statistics(g, natural[g]) for g in range(h)]
+    statistics = {key: np.array([float(s[key]) for s in stats]) for key in stats[0]}
+    weights = np.asarray(mixture, dtype=np.float64)
+    inputs = CertifyInputs(
+        family=spec.posterior,
+        delta=float(spec.delta),
+        posteriors=posteriors,
+        natural=natural,
+        weights=weights,
+        groups=groups,
+        statistics=statistics,
+        kl=kl,
+        m=list(statement.m),
+        vote_weights=vote_weights,
+        deployed=deployed,
+        train_error=train_error,
+        problem=evidence.problem,
+    )
+    certified = spec.bound.certify(inputs)
+    # the bound's details (those of its certificate where it certifies its own way), the
+    # statement's over them
+    details = spec.bound.details() if certified.details is None else certified.details
+    details = {**details, **statement.details}
+    if certified.natural is not None:  # the bound certifies another posterior than the trained
+        natural, kl = certified.natural, certified.kl
+    value = float(certified.value)
+    if not (0.0 <= value <= 1.0) or math.isnan(value):
+        raise RuntimeError(f"Internal error: certified bound {value!r} outside [0, 1].")
+    certificate = Certificate(
+        bound=spec.bound.name,
+        posterior=spec.posterior,
+        value=value,
+        delta=inputs.delta,
+        m=tuple(inputs.m),
+        kl=tuple(float(k) for k in kl),
+        mixture_weights=tuple(float(a) for a in weights),
+        statistics={k: tuple(float(x) for x in v) for k, v in statistics.items()},
+        gibbs_bound=certified.gibbs_bound,
+        b_tilde=certified.b_tilde,
+        c_tilde=certified.c_tilde,
+        train_error=train_error,
+        n_voters=int(scheme.n_voters),
+        details=details,
+        n_effective_voters=_effective_voters(vote_weights, deployed, mixture, groups),
+    )
+    return Certified(certificate, natural, vote_weights, deployed)
+
+
+def _certify_held_out(statement):
+    """The certificate of a classifier fixed before its held-out rows were read: with
+    ``posterior="point mass (the prior)"`` and ``kl`` zero (a test-set bound is the PAC-Bayes
+    statement of a point-mass prior equal to the posterior), the errors as the statistics,
+    one mixture weight per statement (1 for the deployed one) and the bounds of every
+    statement in ``details["bounds"]``; with ``class_counts``, the deployed statement's
+    class bounds, errors and rows in ``details["class_bounds"]``, ``["class_errors"]`` and
+    ``["class_sizes"]``."""
+    bound, index, class_counts = statement.bound, statement.statement, statement.class_counts
+    errors, sizes, delta = list(statement.errors), list(statement.sizes), statement.delta
+    anytime, previous = statement.anytime, statement.previous
+    n_classes = None if class_counts is None else len(class_counts[index][0])
     share = bound.share(delta, len(sizes), n_classes)
     state = bound.anytime_statement if anytime else bound.statement
     values = [state(k, n, share) for k, n in zip(errors, sizes, strict=True)]
-    details = {"statement": statement, "bounds": tuple(values)}
+    details = {"statement": index, "bounds": tuple(values)}
     if anytime:
-        details.update(anytime=True, bound_now=values[statement])
+        details.update(anytime=True, bound_now=values[index])
         if previous is not None:
-            values[statement] = min(values[statement], previous.value)
+            values[index] = min(values[index], previous.value)
             details["bounds"] = tuple(values)
     if class_counts is not None:
-        class_errors, class_sizes = class_counts[statement]
+        class_errors, class_sizes = class_counts[index]
         class_bounds = bound.class_statements(class_errors, class_sizes, share, anytime)
         if anytime and previous is not None:
             class_bounds = np.minimum(class_bounds, previous.details["class_bounds"])
@@ -220,39 +309,41 @@ def certify_test_set(
             class_errors=tuple(int(k) for k in class_errors),
             class_sizes=tuple(int(n) for n in class_sizes),
         )
-    return Certificate(
+    details.update(statement.details)
+    certificate = Certificate(
         bound=bound.name,
         posterior="point mass (the prior)",
-        value=float(values[statement]),
+        value=float(values[index]),
         delta=float(delta),
         m=tuple(sizes),
         kl=tuple(0.0 for _ in sizes),
-        mixture_weights=tuple(float(i == statement) for i in range(len(sizes))),
+        mixture_weights=tuple(float(i == index) for i in range(len(sizes))),
         statistics={"errors": tuple(errors)},
         gibbs_bound=None,
         b_tilde=None,
         c_tilde=None,
-        train_error=errors[statement] / sizes[statement],
-        n_voters=int(n_voters),
+        train_error=errors[index] / sizes[index],
+        n_voters=int(statement.n_voters),
         details=details,
-        n_effective_voters=effective_voters(vote_weights),
+        n_effective_voters=effective_voters(statement.vote_weights),
     )
+    return Certified(certificate, None, statement.vote_weights, "plain_vote")
 
 
 def better(certified, candidate):
     """The certification of lower bound: the PAC-Bayes statement holds for every posterior at
     once, so choosing between two after looking at both bounds costs nothing in delta."""
-    return candidate if candidate[0].value < certified[0].value else certified
+    return candidate if candidate.certificate.value < certified.certificate.value else certified
 
 
 def result(certified, mixture, history, n_iter, solver):
     """The :class:`~skpacbayes.engine.spec.FitResult` of a certification."""
-    certificate, natural, vote_weights, deployed = certified
+    certificate = certified.certificate
     return FitResult(
-        natural=natural,
+        natural=certified.natural,
         mixture_weights=np.asarray(certificate.mixture_weights, dtype=np.float64),
-        vote_weights=vote_weights,
-        deployed=deployed,
+        vote_weights=certified.vote_weights,
+        deployed=certified.deployed,
         history=history,
         n_iter=n_iter,
         certificate=certificate,

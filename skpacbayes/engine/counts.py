@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from skpacbayes.engine.certificate import _STAT_SLACK
-from skpacbayes.engine.certify import better, certify, result
+from skpacbayes.engine.certify import PosteriorStatement, better, certify, result
 from skpacbayes.engine.descent import run_lbfgs, stack_stats
 from skpacbayes.engine.exact_search import gibbs_search, tandem_search
 from skpacbayes.engine.optimisers import (
@@ -81,22 +81,14 @@ def fit_on_counts(spec, passes, y_idx, scheme, seed, bank, device):
         natural, mixture, history, n_iter, solver = _optimise_counts(spec, counts, seed)
     spec.log(f"{solver} optimiser on the error counts: {n_iter} iterations")
 
-    def group_statistics(g, nat):
-        return certified_statistics(nat / nat.sum(), counts.groups[g], keys)
+    evidence = _CountEvidence(counts, passes, y_idx, spec.n_classes)
+    details = _out_of_bag_details(bank, statistics) if scheme.out_of_bag else {}
 
     def certify_at(natural, mixture):
         return certify(
-            spec,
-            counts.posteriors,
-            natural,
-            mixture,
-            scheme,
-            counts.m,
-            group_statistics,
-            lambda natural, mixture, weights, deployed, rows: passes.vote_errors(
-                y_idx, weights, spec.n_classes, rows
-            ),
-            _out_of_bag_details(bank, statistics) if scheme.out_of_bag else {},
+            PosteriorStatement(
+                spec, counts.posteriors, natural, mixture, scheme, counts.m, evidence, details
+            )
         )
 
     certified = certify_at(natural, mixture)
@@ -116,6 +108,22 @@ def fit_on_counts(spec, passes, y_idx, scheme, seed, bank, device):
     if refined is not None:
         certified = better(certified, certify_at(*refined))
     return result(certified, mixture, history, n_iter, solver)
+
+
+class _CountEvidence:
+    """What the certificate reads on the count path: each half's statistics from its counts,
+    the deployed vote's errors from one more pass over the votes."""
+
+    problem = None
+
+    def __init__(self, counts, passes, y_idx, n_classes):
+        self.counts, self.passes, self.y_idx, self.n_classes = counts, passes, y_idx, n_classes
+
+    def group_statistics(self, g, nat):
+        return certified_statistics(nat / nat.sum(), self.counts.groups[g], self.counts.keys)
+
+    def deployed_errors(self, natural, mixture, weights, deployed, rows):
+        return self.passes.vote_errors(self.y_idx, weights, self.n_classes, rows)
 
 
 def _out_of_bag_details(bank, statistics):

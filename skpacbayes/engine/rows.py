@@ -8,13 +8,12 @@ exceeds a memory budget); the certificate recomputes every stochastic loss in fl
 """
 
 import math
-from dataclasses import replace
 
 import numpy as np
 import torch
 
 from skpacbayes._sync import trusted_inputs
-from skpacbayes.engine.certify import better, certify, result
+from skpacbayes.engine.certify import PosteriorStatement, better, certify, result
 from skpacbayes.engine.descent import caught_up, mixture_weights, run_lbfgs, stack_stats
 from skpacbayes.engine.exact_search import gibbs_search
 from skpacbayes.engine.mixture import mixture_scores
@@ -111,25 +110,21 @@ def fit_on_rows(spec, passes, y_idx, scheme, seed, device):
     else:
         certifier = _InMemoryCertifier(spec, votes, y_idx, groups)
 
-    def certify_at(natural, mixture):
+    def certify_at(natural, mixture, details=None):
         return certify(
-            spec,
-            certifier.posteriors,
-            natural,
-            mixture,
-            scheme,
-            certifier.m,
-            certifier.group_statistics,
-            certifier.deployed_errors,
-            {},
-            problem=certifier.problem,
+            PosteriorStatement(
+                spec,
+                certifier.posteriors,
+                natural,
+                mixture,
+                scheme,
+                certifier.m,
+                certifier,
+                {} if details is None else details,
+            )
         )
 
-    certified = certify_at(natural, mixture)
-    if trained_details is not None:
-        certificate, *rest = certified
-        details = {**certificate.details, **trained_details}
-        certified = (replace(certificate, details=details), *rest)
+    certified = certify_at(natural, mixture, trained_details)
 
     def search_inputs():
         # The search scores its candidates in float32 on the training rules (on CPU, where
