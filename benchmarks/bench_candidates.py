@@ -41,7 +41,7 @@ def candidates():
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.tree import DecisionTreeClassifier
 
-    from skpacbayes.classifiers._candidates import _FoldHoldOut
+    from skpacbayes.classifiers._held_out_vote import _FoldHoldOut
 
     rf100 = RandomForestClassifier(n_estimators=100)
     stump = DecisionTreeClassifier(max_depth=1)

@@ -65,7 +65,7 @@ def run_one(name, data_home, seed, max_rows, estimators=ESTIMATORS):
     from sklearn.ensemble import RandomForestClassifier
 
     from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
-    from skpacbayes.classifiers._candidates import describe
+    from skpacbayes.engine.protocols.candidates import describe
 
     X_tr, X_te, y_tr, y_te, capped = load_split(name, data_home, seed, max_rows)
     made = {

@@ -53,7 +53,7 @@ def run_one(kind, args):
     from sklearn.ensemble import RandomForestClassifier
 
     from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
-    from skpacbayes.classifiers._certified_sample import resolve_train_size
+    from skpacbayes.engine.protocols.sample import resolve_train_size
 
     forest = RandomForestClassifier(
         n_estimators=args.trees, max_depth=args.depth, n_jobs=args.workers, random_state=0

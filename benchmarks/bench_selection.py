@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from skpacbayes.bounds import binomial_inv_upper
-from skpacbayes.classifiers._candidates import select
+from skpacbayes.engine.protocols.candidates import select
 
 DELTA = 0.05
 STUMPS = {"S50a": 0.1, "S50b": 0.1}

@@ -41,12 +41,16 @@ __all__ = [
 
 class _MovedModules:
     """Old module paths of classes a pickled estimator may name, resolved to where they live
-    now (estimators fitted and pickled by 0.1.0, whose modules lay at the package root)."""
+    now: estimators fitted and pickled by 0.1.0, whose modules lay at the package root, and
+    by the development versions after it (a hold-out candidate, the members a hold-out grew
+    itself)."""
 
     moved = {
         "skpacbayes._certificate": "skpacbayes.engine.certificate",
         "skpacbayes._hold_out": "skpacbayes.classifiers._hold_out",
         "skpacbayes._certified_vote": "skpacbayes.classifiers._certified_vote",
+        "skpacbayes.classifiers._candidates": "skpacbayes.classifiers._held_out_vote",
+        "skpacbayes.classifiers._held_out_rows": "skpacbayes.voters._prefit",
     }
 
     def find_spec(self, name, path=None, target=None):

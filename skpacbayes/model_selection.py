@@ -8,7 +8,6 @@ their minimum does not. The union bound repairs it: fit every candidate with
 does exactly that.
 """
 
-import time
 from typing import ClassVar
 
 import numpy as np
@@ -17,173 +16,19 @@ from sklearn.utils import get_tags
 from sklearn.utils.parallel import delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_delta
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._out_of_core import refuse_dask_input
 from skpacbayes.classifiers._search_refit import SelectionWarning, warn_if_refit_by_search
+from skpacbayes.classifiers._selected import SelectedCandidateMixin
 from skpacbayes.engine.certificate import equal_share
 from skpacbayes.engine.parallel import as_completed
+from skpacbayes.engine.protocols.candidates import timed_fit
 from skpacbayes.engine.sharing import shared_votes
 from skpacbayes.engine.spec import progress
 from skpacbayes.voters._base import DocLinkMixin
 
 __all__ = ["BoundSelectionClassifier", "SelectionWarning", "bound_scorer"]
-
-
-def validated_for_predict(estimator, X):
-    """Fitted check and ``validate_data`` of a selection estimator before it delegates.
-
-    The candidates were fitted on validated arrays, so feature names (and their
-    count) are checked here, by the estimator the user fitted.
-
-    Parameters
-    ----------
-    estimator : fitted estimator
-        The selection estimator.
-    X : array-like of shape (n_samples, n_features)
-        Input samples.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, n_features)
-        Validated input.
-    """
-    check_is_fitted(estimator)
-    return validate_data(
-        estimator, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
-    )
-
-
-def _fit_candidate(index, estimator, X, y):
-    """Fit one candidate; return its index, itself and the seconds it took."""
-    start = time.perf_counter()
-    estimator.fit(X, y)
-    return index, estimator, time.perf_counter() - start
-
-
-class SelectedCandidateMixin:
-    """What a selection estimator delegates to the candidate it deployed.
-
-    A selection estimator fits K certified candidates, candidate ``c`` at a share
-    ``delta * w_c`` of the confidence budget (``w_c`` fixed before the data, summing to
-    1; ``1 / K`` each unless the estimator says otherwise), and deploys one of them
-    (``best_estimator_``). Predictions are that candidate's; its certificate, re-computed
-    at its share, certifies them (the union bound covers the choice). The estimator
-    gives every candidate's share of a budget in ``_candidate_deltas``, rounded down so
-    that they sum to at most the budget (:func:`shares_within`).
-    """
-
-    def _candidate_deltas(self, delta):
-        raise NotImplementedError
-
-    def recompute_bound(self, delta):
-        """Certificate of the selected classifier at another total confidence level.
-
-        The selected candidate is re-certified at its share of ``delta`` (``delta / K``
-        with K candidates, unless the estimator documents other shares): the union
-        bound still covers the choice made at fit.
-
-        Parameters
-        ----------
-        delta : float in (0, 1)
-            Total confidence parameter, fixed independently of the data.
-
-        Returns
-        -------
-        bound : float
-            Certified upper bound on the risk of ``predict`` at confidence ``1 - delta``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()] * 2).fit(X, y)
-        >>> sel.recompute_bound(sel.delta) == sel.bound_
-        True
-        """
-        check_is_fitted(self)
-        check_delta(delta, f"{type(self).__name__}.recompute_bound")
-        return self.best_estimator_.recompute_bound(self._candidate_deltas(delta)[self.best_index_])
-
-    def predict(self, X):
-        """Predict with the selected candidate.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted class labels; ``bound_`` certifies their error rate.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
-        >>> sel.predict(X[:5])
-        array([0, 0, 0, 0, 0])
-        """
-        X = validated_for_predict(self, X)
-        return self.best_estimator_.predict(X)
-
-    def decision_function(self, X):
-        """Decision function of the selected candidate.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            See :meth:`~skpacbayes.MajorityVoteClassifier.decision_function`.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
-        >>> sel.decision_function(X[:2])
-        array([-1., -1.])
-        """
-        X = validated_for_predict(self, X)
-        return self.best_estimator_.decision_function(X)
-
-    def predict_proba(self, X):
-        """Vote shares of the selected candidate.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            See :meth:`~skpacbayes.MajorityVoteClassifier.predict_proba`.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
-        >>> sel.predict_proba(X[:2]).shape
-        (2, 2)
-        """
-        X = validated_for_predict(self, X)
-        return self.best_estimator_.predict_proba(X)
 
 
 class BoundSelectionClassifier(
@@ -310,7 +155,7 @@ class BoundSelectionClassifier(
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
         share = equal_share(self.delta, len(self.estimators))
         jobs = (
-            delayed(_fit_candidate)(i, clone(est).set_params(delta=share), X, y)
+            delayed(timed_fit)(i, clone(est).set_params(delta=share), X, y)
             for i, est in enumerate(self.estimators)
         )
         self.estimators_ = [None] * len(self.estimators)

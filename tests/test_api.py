@@ -197,7 +197,7 @@ def test_bound_selection_reports_each_candidate_as_it_is_fitted(capsys, monkeypa
     from skpacbayes.model_selection import BoundSelectionClassifier
 
     X, y = load_breast_cancer(return_X_y=True)
-    printed_before = lines_printed_before_each_fit(module, capsys, monkeypatch)
+    printed_before = lines_printed_before_each_fit(module, "timed_fit", capsys, monkeypatch)
     candidates = [skpacbayes.OccamBoundClassifier(random_state=s) for s in (0, 1)]
     sel = BoundSelectionClassifier(candidates, verbose=1).fit(X, y)
     assert printed_before == [0, 1]  # the first line came before the second fit started

@@ -143,7 +143,7 @@ def test_html_repr_links_each_estimator_to_its_built_api_page(monkeypatch):
     ):
         assert f'href="{pages}{page}.html"' in html, page
     # a private subclass links to its documented parent; scikit-learn's own to its site
-    from skpacbayes.classifiers._candidates import _FoldHoldOut
+    from skpacbayes.classifiers._held_out_vote import _FoldHoldOut
 
     assert _FoldHoldOut()._get_doc_link() == f"{pages}skpacbayes.HoldOutBoundClassifier.html"
     assert "scikit-learn.org" in RandomForestClassifier()._get_doc_link()
@@ -165,7 +165,7 @@ def test_html_repr_has_no_link_where_no_docs_are_built(monkeypatch, tmp_path):
 def test_certified_vote_sizes_its_default_forests_to_the_rows_and_fraction():
     """Below 128 rows one tree per four rows; from 128 on, 140 (fraction below 0.5) or 40 trees,
     the first trees of the forest HoldOut grows on the same rows."""
-    from skpacbayes.classifiers._candidates import SMALL_SAMPLE, default_forest_trees
+    from skpacbayes.engine.protocols.candidates import SMALL_SAMPLE, default_forest_trees
 
     for m, f in ((60, 0.5), (SMALL_SAMPLE, 0.2), (SMALL_SAMPLE, 0.5)):
         X, y = _data(m)

@@ -395,7 +395,7 @@ def _never_loaded(self, *args, **kwargs):
 def _counted(candidate, X, y, sample, params):
     """A candidate's errors and rows recomputed in memory: its forest grown again on its
     training rows of the sample (same seed), scored by ``predict`` on every other row."""
-    from skpacbayes.classifiers._candidates import _FoldHoldOut
+    from skpacbayes.classifiers._held_out_vote import _FoldHoldOut
 
     fold = _FoldHoldOut(
         voters=params["voters"],
@@ -414,8 +414,8 @@ def test_certified_vote_on_a_dask_array(processes, monkeypatch):
     memory, every candidate certified on at least two thirds of the rows in ONE pass over
     the blocks, its counts those of the same forest's ``predict`` on the same rows in
     memory; nothing loaded whole; ``predict`` lazy."""
-    from skpacbayes.classifiers._held_out_rows import rows_seed, training_rows
     from skpacbayes.engine.dask_passes import DaskVotePasses
+    from skpacbayes.engine.protocols.held_out import rows_seed, training_rows
     from skpacbayes.objectives import TestSet
 
     X, y = _data(20_000, n_classes=3, seed=11)

@@ -20,7 +20,7 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
 from skpacbayes.bounds import kl_inv_upper
-from skpacbayes.classifiers._held_out_rows import validation_rows
+from skpacbayes.engine.protocols.held_out import validation_rows
 from skpacbayes.objectives import TestSet
 from skpacbayes.voters import SplitForest
 
@@ -235,7 +235,7 @@ def test_invalid_validation_fractions_are_refused(digits):
 
 
 def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
-    from skpacbayes.classifiers._candidates import _FoldHoldOut
+    from skpacbayes.classifiers._held_out_vote import _FoldHoldOut
 
     X_tr, X_te, y_tr, y_te = digits
     fractions = (0.1, 0.3, 0.5)
@@ -283,8 +283,8 @@ def test_certified_vote_certifies_every_candidate_at_its_share_of_delta(digits):
 
 
 def test_shares_of_delta_never_sum_to_more_than_delta():
-    from skpacbayes.classifiers._candidates import _weight, candidate_deltas
     from skpacbayes.engine.certificate import equal_share
+    from skpacbayes.engine.protocols.candidates import candidate_deltas, candidate_weight
 
     rounded = 0
     for delta in (1.0, 0.5, 0.1, 0.05, 0.01, 0.001, 0.037):
@@ -298,7 +298,7 @@ def test_shares_of_delta_never_sum_to_more_than_delta():
                 ["out_of_bag"] * 2,
                 ["stump"] * 2 + ["out_of_bag"] * 2,
             ):
-                weights = np.array([_weight({"kind": c}) for c in ["holdout"] * k + kinds])
+                weights = np.array([candidate_weight(c) for c in ["holdout"] * k + kinds])
                 shares = weights / weights.sum()
                 deltas = candidate_deltas(delta, shares)
                 assert sum(map(Fraction, deltas)) <= Fraction(delta)
@@ -365,10 +365,12 @@ def test_certified_vote_refuses_folds_that_do_not_fit(digits):
 
 def test_certified_vote_reports_each_candidate_as_it_finishes(digits, capsys, monkeypatch):
     """verbose: a line per candidate as soon as it is certified, not all at the end."""
-    import skpacbayes.classifiers._certified_vote as module
+    import skpacbayes.engine.protocols.candidates as module
 
     X_tr, _, y_tr, _ = digits
-    printed_before = lines_printed_before_each_fit(module, capsys, monkeypatch)
+    printed_before = lines_printed_before_each_fit(
+        module, "fit_held_out_candidate", capsys, monkeypatch
+    )
     clf = CertifiedVoteClassifier(voters=_forest(), validation_fraction=(0.2, 0.5), verbose=1)
     clf.fit(X_tr, y_tr)
     # when each candidate starts, every earlier one has had its line
@@ -428,7 +430,7 @@ def test_selection_rules_can_disagree_and_all_keep_the_certificate(digits):
 
 
 def test_select_is_the_most_accurate_among_the_nearly_tightest():
-    from skpacbayes.classifiers._candidates import select
+    from skpacbayes.engine.protocols.candidates import select
 
     bounds, estimates = [0.10, 0.104, 0.2, 0.104], [0.08, 0.06, 0.01, 0.06]
     assert select(bounds, estimates, 0.0) == 0
@@ -463,13 +465,11 @@ def test_out_of_bag_candidates_join_where_they_can_win(digits):
 
 
 def test_a_candidate_without_a_bound_drops_out_instead_of_sinking_the_fit(monkeypatch):
-    import skpacbayes.classifiers._candidates as candidates
-    import skpacbayes.classifiers._certified_vote as certified_vote
+    import skpacbayes.engine.protocols.candidates as candidates
 
     # 200 trees on 12 rows (the default forests from 128 rows on): some pair of out-of-bag
-    # trees shares no out-of-bag row
-    for module in (candidates, certified_vote):  # the hold-out forests, the out-of-bag one
-        monkeypatch.setattr(module, "default_n_estimators", lambda n_rows: 200)
+    # trees shares no out-of-bag row (the hold-out forests and the out-of-bag one)
+    monkeypatch.setattr(candidates, "default_n_estimators", lambda n_rows: 200)
     X = np.random.default_rng(0).normal(size=(12, 3))
     y = np.arange(12) % 2
     with pytest.warns(FitFailedWarning, match=r"Candidate 7 \(out-of-bag SO\) dropped out"):
@@ -502,7 +502,7 @@ def test_values_beyond_float32_are_named_before_the_trees_refuse_them(clf, row):
 
 def test_out_of_bag_error_votes_each_row_with_the_members_that_never_saw_it():
     from skpacbayes import SecondOrderBoundClassifier
-    from skpacbayes.classifiers._candidates import out_of_bag_error
+    from skpacbayes.engine.protocols.candidates import out_of_bag_error
     from skpacbayes.voters import OutOfBagVoters
 
     X, y = load_digits(return_X_y=True)
@@ -561,7 +561,8 @@ def _one_split_task(m=400, seed=0):
 def test_certified_vote_stump_candidates_are_certified_and_deployed_where_they_win():
     from sklearn.tree import DecisionTreeClassifier
 
-    from skpacbayes.classifiers._candidates import STUMP_WEIGHT, _FoldHoldOut
+    from skpacbayes.classifiers._held_out_vote import _FoldHoldOut
+    from skpacbayes.engine.protocols.candidates import STUMP_WEIGHT
 
     X, y = _one_split_task()
     # a forest of eight deep trees on noise is far weaker than the one split
@@ -642,7 +643,8 @@ def test_certified_vote_default_trees_are_grown_outside_their_held_out_rows():
     on the number of rows and its fraction only, not on the data's values."""
     from sklearn.datasets import make_classification
 
-    from skpacbayes.classifiers._candidates import default_forest_trees
+    from skpacbayes.classifiers._held_out_vote import _FoldHoldOut
+    from skpacbayes.engine.protocols.candidates import default_forest_trees
     from skpacbayes.voters._prefit import _in_bag_rows
 
     m = 200
@@ -651,9 +653,11 @@ def test_certified_vote_default_trees_are_grown_outside_their_held_out_rows():
         X, y = make_classification(n_samples=m, n_features=5, flip_y=flip, random_state=0)
         clf = CertifiedVoteClassifier(random_state=3)
         per_candidate = []
-        for info, est in clf._candidates(3, m):
+        for info, voters in clf._candidates(m):
             if info["kind"] != "holdout":
                 continue
+            f, fold = info["validation_fraction"], info["fold"]
+            est = _FoldHoldOut(voters=voters, validation_fraction=f, fold=fold, random_state=3)
             est.fit(X, y)
             held = est.validation_indices_
             train = np.setdiff1d(np.arange(m), held)

@@ -4,7 +4,7 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -25,9 +25,9 @@ from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.spec import FitSpec
 from skpacbayes.engine.vote import weighted_vote_scores
 from skpacbayes.objectives._base import POSTERIORS
-from skpacbayes.voters._base import DocLinkMixin
+from skpacbayes.voters._base import DocLinkMixin, resolve_voters
 
-__all__ = ["MajorityVoteClassifier", "resolve_voters", "validate_training_data"]
+__all__ = ["MajorityVoteClassifier", "validate_training_data"]
 
 # the concrete estimators, named by the error of the abstract base's fit
 _NAMED_ESTIMATORS = (
@@ -433,10 +433,10 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         if out_of_bag:  # one row set per voter: the out-of-bag bounds (theory-out-of-bag)
             self._check_out_of_bag(bound)  # before growing the voters
         if out_of_core:
-            from skpacbayes.classifiers._out_of_core import fit_voters
-            from skpacbayes.engine.dask_passes import DaskVotePasses, label_indices
+            from skpacbayes.engine.dask_passes import WHAT_WORKS, DaskVotePasses, label_indices
+            from skpacbayes.voters._base import fit_without_rows
 
-            fit_voters(voters, X, classes)  # refuses labels the voters do not know
+            fit_without_rows(voters, X, classes, WHAT_WORKS)  # refuses unknown labels
             self.classes_ = np.asarray(voters.classes_)
             y_idx, passes = label_indices(y, self.classes_), DaskVotePasses(voters, X)
         else:
@@ -706,34 +706,6 @@ def _grown(voters, X, y):
         if not isinstance(voters, PrefitVoters):
             return shared_fit(voters, X, y)
     return voters.fit(X, y)
-
-
-def resolve_voters(voters, default, seed, n_jobs):
-    """An unfitted copy of the user's voters (or ``default``), seeded and parallelised.
-
-    Parameters
-    ----------
-    voters : voter bank or None
-        The estimator's ``voters`` parameter (cloned, never modified).
-    default : voter bank
-        Used when ``voters`` is None.
-    seed : int
-        Given to the bank's ``random_state`` when that is None.
-    n_jobs : int or None
-        Given to the bank's ``n_jobs`` when that is None.
-
-    Returns
-    -------
-    voters : voter bank
-        Unfitted.
-    """
-    voters = default if voters is None else clone(voters)
-    params = voters.get_params(deep=False)
-    if "random_state" in params and params["random_state"] is None:
-        voters.set_params(random_state=seed)
-    if "n_jobs" in params and params["n_jobs"] is None and n_jobs is not None:
-        voters.set_params(n_jobs=n_jobs)
-    return voters
 
 
 def validate_training_data(estimator, X, y):

@@ -26,32 +26,22 @@ from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOpt
 from sklearn.utils.parallel import delayed
 
 from skpacbayes.classifiers._base import validate_training_data
-from skpacbayes.classifiers._candidates import (
-    CANDIDATE_FRACTIONS,
-    DEFAULT_FOLDS,
-    SELECTIONS,
-    _fit_candidate,
-    _FoldHoldOut,
-    _weight,
-    candidate_deltas,
-    default_forest,
-    default_forest_trees,
-    default_n_estimators,
-    describe,
-    select,
-)
-from skpacbayes.classifiers._certified_sample import SampleProtocol, resolve_train_size
-from skpacbayes.classifiers._constraints import DELTA, N_JOBS
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_fractions
 from skpacbayes.classifiers._first_order import FirstOrderBoundClassifier
 from skpacbayes.classifiers._fit_params import reject_fit_params
-from skpacbayes.classifiers._held_out_rows import _fractions, rows_seed
-from skpacbayes.classifiers._out_of_core import dask_rows, dask_training_data
+from skpacbayes.classifiers._held_out_vote import fitted_fold
+from skpacbayes.classifiers._out_of_core import dask_training_data
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._second_order import SecondOrderBoundClassifier
+from skpacbayes.classifiers._selected import SelectedCandidateMixin
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.parallel import as_completed
+from skpacbayes.engine.protocols import candidates as cands
+from skpacbayes.engine.protocols.held_out import HeldOutSpec, certify_count, rows_seed
+from skpacbayes.engine.protocols.sample import Sample, resolve_train_size
 from skpacbayes.engine.spec import progress
-from skpacbayes.model_selection import SelectedCandidateMixin
+from skpacbayes.engine.statistics import EmptySampleError
+from skpacbayes.objectives import TestSet
 from skpacbayes.voters._base import DocLinkMixin
 
 __all__ = ["CertifiedVoteClassifier"]
@@ -98,7 +88,7 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMi
         below 0.5 and of 40 for 0.5 or more, and ``OutOfBagVoters(n_estimators=200)`` for
         the out-of-bag ones (each tree grown on half the rows without replacement); on
         fewer than 128 rows, one tree per four rows (at least 10) for all of them (see
-        Notes, and :func:`~skpacbayes.classifiers._candidates.default_forest_trees`).
+        Notes, and :func:`~skpacbayes.engine.protocols.candidates.default_forest_trees`).
     validation_fraction : float or sequence of float in (0, 1), default=(0.2, 0.5)
         The held-out share of each hold-out candidate (fixed before the data). Small
         fractions give a stronger vote, large ones a tighter bound on small samples.
@@ -252,7 +242,7 @@ default="tightest_bound"
     80 % of the rows and 2 x 40 on 50 %: 360 trees, the work of 1.3 (many rows: a tree's
     cost grows with its rows) to 1.8 (few rows: a tree's fixed cost dominates)
     ``RandomForestClassifier(200)`` on every row
-    (:func:`~skpacbayes.classifiers._candidates.default_forest_trees`). A forest
+    (:func:`~skpacbayes.engine.protocols.candidates.default_forest_trees`). A forest
     grown on half the rows is deployed where the rows are few or noisy, where the size
     of its held-out set, not its last trees, sets the bound; the forests grown on 80 %
     are deployed elsewhere and keep most of the trees. Two more folds of 0.1 (forests
@@ -262,7 +252,7 @@ default="tightest_bound"
 
     **Small samples.** With the default forests (``voters=None``) and fewer than 128
     rows, each forest holds one tree per four rows (at least 10)
-    (:func:`~skpacbayes.classifiers._candidates.default_n_estimators`): trees grown on
+    (:func:`~skpacbayes.engine.protocols.candidates.default_n_estimators`): trees grown on
     a few dozen rows have a handful of leaves, and held-out sets of a few rows certify
     little either way, while a fit on tens of rows (scikit-learn's ``check_estimator``
     runs about a hundred) takes a fraction of the time. The number depends on the number
@@ -272,7 +262,7 @@ default="tightest_bound"
     (``voters=RandomForestClassifier(n_estimators=10)``) or ``n_folds=1``.
 
     **Out of core.** ``fit`` on a dask array draws ``train_size`` rows into memory
-    (:func:`~skpacbayes.classifiers._held_out_rows.training_rows`) and grows the forests
+    (:func:`~skpacbayes.engine.protocols.held_out.training_rows`) and grows the forests
     there; the client holds that sample and the forests, the workers read the other rows
     block by block and only error counts come back. Each candidate's held-out set (its
     held-out rows of the sample and every row outside the sample) is drawn from the seed and
@@ -314,7 +304,7 @@ default="tightest_bound"
         "voters": [None, HasMethods(["fit", "predict"])],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), "array-like"],
         "n_folds": [Interval(Integral, 1, None, closed="left")],
-        "selection": [StrOptions(set(SELECTIONS)), Interval(Real, 0, None, closed="left")],
+        "selection": [StrOptions(set(cands.SELECTIONS)), Interval(Real, 0, None, closed="left")],
         "out_of_bag": [StrOptions({"auto"}), "boolean"],
         "stump_candidate": [StrOptions({"auto"}), "boolean"],
         "delta": DELTA,
@@ -330,8 +320,8 @@ default="tightest_bound"
         self,
         *,
         voters=None,
-        validation_fraction=CANDIDATE_FRACTIONS,
-        n_folds=DEFAULT_FOLDS,
+        validation_fraction=cands.CANDIDATE_FRACTIONS,
+        n_folds=cands.DEFAULT_FOLDS,
         selection="tightest_bound",
         out_of_bag="auto",
         stump_candidate="auto",
@@ -394,17 +384,18 @@ default="tightest_bound"
         return bool(self.stump_candidate)
 
     def _tolerance(self):
-        return float(SELECTIONS.get(self.selection, self.selection))
+        return float(cands.SELECTIONS.get(self.selection, self.selection))
 
-    def _candidates(self, seed, n_rows):
-        """(description, unfitted certified estimator) per candidate, in a fixed order."""
+    def _candidates(self, n_rows):
+        """(description, the unfitted voters or out-of-bag estimator) per candidate, in a
+        fixed order: fractions and folds, stumps, out-of-bag."""
         forest = self._forest()
         if hasattr(forest, "votes"):
             raise ValueError(
                 "voters must be a scikit-learn classifier (e.g. RandomForestClassifier), "
                 f"not a voter bank; got {type(forest).__name__}."
             )
-        fractions = _fractions(self.validation_fraction)
+        fractions = check_fractions(self.validation_fraction)
         too_many = [f for f in fractions if self.n_folds * f > 1 + 1e-9]
         if too_many:
             raise ValueError(
@@ -412,7 +403,7 @@ default="tightest_bound"
                 f"{too_many[0]} do not fit in the rows (n_folds * fraction must be at most 1)."
             )
         held_out = [
-            ("holdout", forest if forest is not None else default_forest(n_rows, f), f, fold)
+            ("holdout", forest if forest is not None else cands.default_forest(n_rows, f), f, fold)
             for f in fractions
             for fold in range(self.n_folds)
         ]
@@ -424,14 +415,7 @@ default="tightest_bound"
         candidates = [
             (
                 {"kind": kind, "validation_fraction": f, "fold": fold, "out_of_bag_bound": None},
-                _FoldHoldOut(
-                    voters=voters,
-                    validation_fraction=f,
-                    fold=fold,
-                    random_state=seed,
-                    n_jobs=self.n_jobs,
-                    per_class=self.per_class,
-                ),
+                voters,
             )
             for kind, voters, f, fold in held_out
         ]
@@ -444,9 +428,9 @@ default="tightest_bound"
                         "fold": None,
                         "out_of_bag_bound": name,
                     },
-                    cls(posterior="categorical", random_state=seed),
+                    None,
                 )
-                for name, cls in _OUT_OF_BAG.items()
+                for name in _OUT_OF_BAG
             ]
         return candidates
 
@@ -459,7 +443,7 @@ default="tightest_bound"
         forest = self._forest()
         if forest is None:  # the bank's default trees, each on half the rows
             bank = OutOfBagVoters(
-                n_estimators=default_n_estimators(X.shape[0]),
+                n_estimators=cands.default_n_estimators(X.shape[0]),
                 random_state=seed,
                 n_jobs=self.n_jobs,
             )
@@ -470,6 +454,18 @@ default="tightest_bound"
     def _say(self, text):
         if self.verbose:
             progress(type(self).__name__, text)
+
+    def _held_out_spec(self, voters, delta, seed):
+        """A hold-out candidate's specification (its share of ``delta``, no progress lines)."""
+        return HeldOutSpec(
+            bound=TestSet(),
+            voters=voters,
+            delta=delta,
+            seed=rows_seed(seed),
+            per_class=bool(self.per_class),
+            n_jobs=self.n_jobs,
+            label=type(self).__name__,
+        )
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, **fit_params):
@@ -517,164 +513,115 @@ default="tightest_bound"
             seed = int(rs)  # as HoldOutBoundClassifier(random_state=rs) uses it
         else:
             seed = int(check_random_state(rs).randint(np.iinfo(np.int32).max))
-        protocol = None
+        sample = None
         if train_size is not None:  # the candidates' rows: a sample drawn into memory
-            protocol = SampleProtocol(X, y, classes, train_size, rows_seed(seed))
-            X, y = protocol.X_sample, protocol.y_sample
-        candidates = self._candidates(seed, X.shape[0])
-        if protocol is not None:
-            candidates = protocol.candidates(candidates, self.out_of_bag)
-        weights = np.array([_weight(info) for info, _ in candidates])
+            sample = Sample(X, y, classes, train_size, rows_seed(seed))
+            X, y = sample.X, sample.y
+        candidates = self._candidates(X.shape[0])
+        if sample is not None:
+            if self.out_of_bag is True:
+                raise ValueError(
+                    "The out-of-bag candidates (out_of_bag=True) are certified on the rows "
+                    "their forest is grown on; with train_size (and on a dask array) the "
+                    "forests are grown on a sample and certified on the other rows. Set "
+                    "out_of_bag=False or 'auto'."
+                )
+            candidates = [(info, v) for info, v in candidates if info["kind"] != "out_of_bag"]
+        weights = np.array([cands.candidate_weight(info["kind"]) for info, _ in candidates])
         shares = weights / weights.sum()
-        deltas = candidate_deltas(self.delta, shares)
+        deltas = cands.candidate_deltas(self.delta, shares)
         start = time.perf_counter()
         trees = ""
         if self._forest() is None:  # the default forests' sizes, fraction by fraction
             sizes = {
-                f: default_forest_trees(X.shape[0], f) for f in _fractions(self.validation_fraction)
+                f: cands.default_forest_trees(X.shape[0], f)
+                for f in check_fractions(self.validation_fraction)
             }
             trees = ", trees " + ", ".join(f"{n} (fraction {f})" for f, n in sizes.items())
         self._say(
             f"{len(candidates)} candidates on {X.shape[0]} rows{trees}, each reported as it ends"
         )
+        bank = None
         if any(info["kind"] == "out_of_bag" for info, _ in candidates):
             bank = self._out_of_bag_voters(X, y, seed)  # grown once, shared by FO and SO
             self._say(f"out-of-bag forest grown ({time.perf_counter() - start:.1f} s)")
-            for info, est in candidates:
-                if info["kind"] == "out_of_bag":
-                    est.set_params(voters=bank)
-        jobs = (
-            delayed(_fit_candidate)(i, {**info, "delta": d}, est.set_params(delta=d), X, y)
-            for i, ((info, est), d) in enumerate(zip(candidates, deltas, strict=True))
-        )
-        results = [None] * len(candidates)
-        for done, (index, entry, est) in enumerate(as_completed(jobs, self.n_jobs), start=1):
-            results[index] = (entry, est)
+        y_idx = np.searchsorted(classes, y)
+        jobs = []
+        for i, ((info, voters), d) in enumerate(zip(candidates, deltas, strict=True)):
+            if info["kind"] == "out_of_bag":
+                cls = _OUT_OF_BAG[info["out_of_bag_bound"]]
+                est = cls(posterior="categorical", random_state=seed, voters=bank, delta=d)
+                jobs.append(delayed(_fit_out_of_bag)(i, est, X, y))
+            else:
+                spec = self._held_out_spec(voters, d, seed)
+                f, fold = info["validation_fraction"], info["fold"]
+                job = cands.fit_held_out_candidate
+                jobs.append(delayed(job)(i, spec, X, y, y_idx, classes, f, fold, sample is None))
+        entries, outcomes = [None] * len(candidates), [None] * len(candidates)
+        for done, (index, outcome, seconds) in enumerate(as_completed(jobs, self.n_jobs), 1):
+            info, d = candidates[index][0], deltas[index]
+            entries[index], outcomes[index] = _entry(info, d, outcome, X, y, seconds), outcome
+            entry = entries[index]
             if "dropped" in entry:
                 warnings.warn(
-                    f"Candidate {index} ({describe(entry)}) dropped out (bound 1.0): "
+                    f"Candidate {index} ({cands.describe(entry)}) dropped out (bound 1.0): "
                     f"{entry['dropped']}",
                     FitFailedWarning,
                     stacklevel=2,
                 )
+            if "bound" in entry:
+                said = f"bound {entry['bound']:.4f}, estimated error {entry['estimated_error']:.4f}"
+            else:  # counted on the sample; certified once every row outside it is read
+                said = f"{outcome.errors} errors on its {outcome.size} held-out rows of the sample"
             self._say(
-                f"{done}/{len(candidates)} candidate {index} ({describe(entry)}): bound "
-                f"{entry['bound']:.4f}, estimated error {entry['estimated_error']:.4f} "
-                f"({entry['fit_time']:.1f} s; {time.perf_counter() - start:.1f} s so far)"
+                f"{done}/{len(candidates)} candidate {index} ({cands.describe(entry)}): "
+                f"{said} ({seconds:.1f} s; {time.perf_counter() - start:.1f} s so far)"
             )
-        if protocol is not None:  # every candidate on every row outside the sample, too
-            protocol.certify([est for entry, est in results if "dropped" not in entry])
-            for entry, est in results:
-                if "dropped" not in entry:
-                    entry.update(
-                        bound=float(est.bound_),
-                        estimated_error=float(est.certificate_.train_error),
-                        held_out_rows=int(est.certificate_.details["held_out_rows"]),
-                        train_size=int(train_size),
-                    )
+        if sample is not None:  # every candidate on every row outside the sample, too
+            for index, counted in enumerate(sample.add_outside(outcomes)):
+                spec = self._held_out_spec(candidates[index][1], deltas[index], seed)
+                outcomes[index] = certify_count(spec, counted, counted.details)
+                cert = outcomes[index].certificate
+                entries[index].update(
+                    bound=float(cert.value),
+                    estimated_error=float(cert.train_error),
+                    held_out_rows=int(cert.details["held_out_rows"]),
+                    train_size=int(train_size),
+                )
             self._say(f"certified on every other row ({time.perf_counter() - start:.1f} s)")
-        self.candidates_ = [entry for entry, _ in results]
-        self.best_index_ = select(
-            [c["bound"] for c in self.candidates_],
-            [np.inf if "dropped" in c else c["estimated_error"] for c in self.candidates_],
+        self.candidates_ = entries
+        self.best_index_ = cands.select(
+            [c["bound"] for c in entries],
+            [np.inf if "dropped" in c else c["estimated_error"] for c in entries],
             self._tolerance(),
         )
         self._shares = tuple(float(share) for share in shares)
-        self.best_estimator_ = results[self.best_index_][1]
-        self.best_candidate_ = self.candidates_[self.best_index_]
-        self.certificate_ = self.best_estimator_.certificate_
-        self.bound_ = float(self.best_estimator_.bound_)
-        self.n_iter_ = int(self.best_estimator_.n_iter_)
-        self.classes_ = self.best_estimator_.classes_
+        best = outcomes[self.best_index_]
+        if entries[self.best_index_]["kind"] != "out_of_bag":
+            info = entries[self.best_index_]
+            params = {
+                "voters": candidates[self.best_index_][1],
+                "validation_fraction": info["validation_fraction"],
+                "fold": info["fold"],
+                "delta": info["delta"],
+                "random_state": seed,
+                "n_jobs": self.n_jobs,
+                "per_class": self.per_class,
+            }
+            best = fitted_fold(params, best, classes, X.shape[1])
+        self.best_estimator_ = best
+        self.best_candidate_ = entries[self.best_index_]
+        self.certificate_ = best.certificate_
+        self.bound_ = float(best.bound_)
+        self.n_iter_ = int(best.n_iter_)
+        self.classes_ = best.classes_
         if self.per_class:
-            self.class_bounds_ = self.best_estimator_.class_bounds_
+            self.class_bounds_ = best.class_bounds_
         self._say(
-            f"deployed candidate {self.best_index_} ({describe(self.best_candidate_)}), "
+            f"deployed candidate {self.best_index_} ({cands.describe(self.best_candidate_)}), "
             f"bound {self.bound_:.4f} ({time.perf_counter() - start:.1f} s)"
         )
         return self
-
-    @dask_rows("labels")
-    def predict(self, X):
-        """Predict with the deployed candidate (what ``bound_`` certifies).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``. A dask array gives a
-            lazy dask array, computed block by block.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted class labels.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from sklearn.ensemble import RandomForestClassifier
-        >>> from skpacbayes import CertifiedVoteClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=10),
-        ...                               random_state=0).fit(X, y)
-        >>> clf.predict(X[:2])
-        array([0, 0])
-        """
-        return super().predict(X)
-
-    @dask_rows("scores")
-    def decision_function(self, X):
-        """Vote scores of the deployed candidate.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Input samples. A dask array gives a lazy dask array, computed block by block.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            The deployed candidate's ``decision_function``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from sklearn.ensemble import RandomForestClassifier
-        >>> from skpacbayes import CertifiedVoteClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=10),
-        ...                               random_state=0).fit(X, y)
-        >>> clf.decision_function(X[:2]).shape
-        (2, 3)
-        """
-        return super().decision_function(X)
-
-    @dask_rows("proba")
-    def predict_proba(self, X):
-        """Vote shares of the deployed candidate.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Input samples. A dask array gives a lazy dask array, computed block by block.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            The deployed candidate's ``predict_proba``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from sklearn.ensemble import RandomForestClassifier
-        >>> from skpacbayes import CertifiedVoteClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=10),
-        ...                               random_state=0).fit(X, y)
-        >>> clf.predict_proba(X[:2]).shape
-        (2, 3)
-        """
-        return super().predict_proba(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -682,4 +629,38 @@ default="tightest_bound"
         return tags
 
     def _candidate_deltas(self, delta):
-        return candidate_deltas(delta, self._shares)
+        return cands.candidate_deltas(delta, self._shares)
+
+
+def _fit_out_of_bag(index, estimator, X, y):
+    """Fit one out-of-bag candidate (a job of :func:`~skpacbayes.engine.parallel.as_completed`):
+    its index, itself (or the reason it has no bound, an empty out-of-bag pair sample) and
+    the seconds it took."""
+    start = time.perf_counter()
+    try:
+        estimator.fit(X, y)
+    except EmptySampleError as error:
+        return index, error, time.perf_counter() - start
+    return index, estimator, time.perf_counter() - start
+
+
+def _entry(info, delta, outcome, X, y, seconds):
+    """A candidate's line of ``candidates_``: its description, share, bound, estimate, time.
+
+    A candidate whose bound has no sample drops out: bound 1.0 (trivially certified), no
+    estimate, and the reason under ``dropped``. A candidate counted on a sample gets its
+    bound once the rows outside the sample are counted.
+    """
+    entry = {**info, "delta": delta}
+    if isinstance(outcome, EmptySampleError):
+        dropped = {"bound": 1.0, "estimated_error": float("nan"), "dropped": str(outcome)}
+        return {**entry, **dropped, "fit_time": seconds}
+    if info["kind"] == "out_of_bag":
+        entry.update(
+            bound=float(outcome.bound_), estimated_error=cands.out_of_bag_error(outcome, X, y)
+        )
+    elif hasattr(outcome, "certificate"):  # certified on its held-out rows
+        cert = outcome.certificate
+        entry.update(bound=float(cert.value), estimated_error=float(cert.train_error))
+    entry["fit_time"] = seconds
+    return entry

@@ -14,50 +14,41 @@ delta / K``) certifies its true risk ``R``. It is never looser than Chernoff's
 equal to the prior (KL = 0), and is the line any learned posterior has to beat.
 """
 
-import time
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import validate_data
 
-from skpacbayes.classifiers._base import (
-    _evaluation_groups,
-    _VotersParamsMixin,
-    resolve_voters,
-    validate_training_data,
-)
-from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_delta
+from skpacbayes.classifiers._base import _VotersParamsMixin, validate_training_data
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_fractions
 from skpacbayes.classifiers._fit_params import reject_fit_params
-from skpacbayes.classifiers._held_out_rows import (
-    DEFAULT_FRACTIONS,
-    DEFAULT_N_ESTIMATORS,
-    RecodedVoters,
-    _class_vote_errors,
-    _fractions,
-    grown_voters,
-    rows_seed,
-    training_rows,
-    validation_rows,
-)
-from skpacbayes.classifiers._out_of_core import dask_rows
+from skpacbayes.classifiers._held_out_vote import HeldOutVote
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
-from skpacbayes.classifiers._stream import StreamMixin
-from skpacbayes.engine.certify import HeldOutStatement, certify
 from skpacbayes.engine.dask_passes import is_dask_input
-from skpacbayes.engine.spec import progress
-from skpacbayes.engine.vote import weighted_vote_scores
+from skpacbayes.engine.protocols import held_out, stream
 from skpacbayes.objectives import TestSet
-from skpacbayes.voters._base import DocLinkMixin
 
 __all__ = ["HoldOutBoundClassifier"]
 
 
-class HoldOutBoundClassifier(
-    StreamMixin, _VotersParamsMixin, ClassifierMixin, DocLinkMixin, BaseEstimator
-):
+def _has_fixed_voters(estimator):
+    """``partial_fit`` exists only with fixed voters (PrefitVoters): else say why it does not."""
+    from skpacbayes.voters import PrefitVoters
+
+    if not isinstance(estimator.voters, PrefitVoters):
+        raise AttributeError(
+            "partial_fit certifies fixed voters on a stream: it needs voters=PrefitVoters("
+            "model) (or a list of models) fitted beforehand on other data; got "
+            f"{type(estimator.voters).__name__}."
+        )
+    return True
+
+
+class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
     """Plain vote of an ensemble, certified on rows it never saw (test-set bound).
 
     **Fraction protocol** (``validation_fraction`` a float or a sequence of ``K``
@@ -289,10 +280,9 @@ class HoldOutBoundClassifier(
                 f"on: set one of them (got train_size={self.train_size!r} and "
                 f"validation_fraction={self.validation_fraction!r})."
             )
-        if hasattr(self, "_stream"):  # a new fit ends the stream of partial_fit
-            del self._stream, self.n_samples_seen_
-        out_of_core = is_dask_input(X, y)
-        if out_of_core:
+        self.__dict__.pop("_stream", None)  # a new fit ends the stream of partial_fit
+        self.__dict__.pop("n_samples_seen_", None)
+        if is_dask_input(X, y):
             from skpacbayes.classifiers._out_of_core import dask_training_data
             from skpacbayes.engine.dask_passes import label_indices
 
@@ -306,21 +296,21 @@ class HoldOutBoundClassifier(
                     "StumpBank, with validation_fraction=None or 'auto')."
                 )
             X, y, classes = dask_training_data(self, X, y)
-            classes = self._known_classes(classes)
+            classes = held_out.held_out_classes(self.voters, classes)
             y_idx = label_indices(y, classes)
         else:
             X, y, classes = validate_training_data(self, X, y)
-            classes = self._known_classes(classes)
+            classes = held_out.held_out_classes(self.voters, classes)
             y_idx = np.searchsorted(classes, y)
-        seed = rows_seed(self.random_state)
+        spec = self._spec(held_out.rows_seed(self.random_state))
         self.classes_ = classes
         if sample:
-            self._fit_sample(X, y, y_idx, seed)
+            result = held_out.certify_sample(spec, X, y, y_idx, classes, self.train_size)
         elif fractions is None:
-            self._fit_halves(X, y, y_idx, seed)
+            result = held_out.certify_halves(spec, X, y, y_idx, classes)
         else:
-            self._fit_fractions(X, y, y_idx, seed, fractions)
-        self.n_iter_ = 0
+            result = held_out.certify_fractions(spec, X, y, y_idx, classes, fractions)
+        self._copy_result(result)
         return self
 
     def _validation_fractions(self):
@@ -328,332 +318,163 @@ class HoldOutBoundClassifier(
             own_rule = hasattr(self.voters, "votes") and not getattr(
                 self.voters, "is_out_of_bag", False
             )
-            return None if own_rule else DEFAULT_FRACTIONS
-        return _fractions(self.validation_fraction)
+            return None if own_rule else held_out.DEFAULT_FRACTIONS
+        return check_fractions(self.validation_fraction)
 
-    def _rows(self, n_samples, fraction, seed):
-        """Training and held-out rows of one fraction (:func:`validation_rows`)."""
-        return validation_rows(n_samples, fraction, seed)
+    @available_if(_has_fixed_voters)
+    def partial_fit(self, X, y, classes=None, **fit_params):
+        """Add labelled rows of a stream and update the time-uniform certificate.
 
-    def _report(self, what, k, n, bound, start):
-        if self.verbose:
-            progress(
-                type(self).__name__,
-                f"{what}: {k} errors on {n} held-out rows, bound "
-                f"{bound:.4f} ({time.perf_counter() - start:.1f} s)",
+        With fixed voters, ``voters=PrefitVoters(...)`` fitted beforehand on other data (the
+        deployed classifier is the one of :meth:`fit`: one model's own ``predict``, or the
+        plain vote of a list), each call counts the errors of ``predict`` on the new rows
+        and certifies the rows read so far by a confidence sequence
+        (:func:`~skpacbayes.bounds.binomial_anytime_upper`): with probability at least
+        ``1 - delta``, EVERY ``bound_`` (and ``class_bounds_``) reported along the stream
+        holds at once, so the stream may be read after every batch and stopped whenever
+        you like. ``bound_`` is the smallest value reported so far. With ``per_class=True``
+        ``delta`` is split evenly over the overall and the ``K`` class statements
+        (:ref:`Proposition 5b <theory-streaming>`).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            New rows, i.i.d. draws from the distribution of the stream, never seen by the
+            voters. A dask array is counted in one pass, block by block.
+        y : {array-like, dask array} of shape (n_samples,)
+            Their labels (among the classes the voters know; one class is enough).
+        classes : array-like of shape (n_classes,), default=None
+            scikit-learn's argument of a first ``partial_fit``: the classes are those the
+            voters know (``PrefitVoters.known_classes``); when given, it must hold them
+            all (a ``ValueError`` otherwise).
+        **fit_params : dict
+            Not supported (a ``TypeError`` names the estimator).
+
+        Returns
+        -------
+        self : object
+            The estimator, its certificate updated.
+
+        Raises
+        ------
+        AttributeError
+            If ``voters`` is not a :class:`~skpacbayes.voters.PrefitVoters` (voters grown
+            on the rows are not fixed: the estimator then has no ``partial_fit``).
+        ValueError
+            If ``validation_fraction`` or ``train_size`` is set, if the estimator was
+            fitted with :meth:`fit` (its certificate is not a stream's:
+            ``sklearn.base.clone`` it first), or if ``voters``, ``delta`` or ``per_class``
+            changed since the first call.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_classification
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from skpacbayes import HoldOutBoundClassifier
+        >>> from skpacbayes.voters import PrefitVoters
+        >>> X, y = make_classification(n_samples=5000, random_state=0)
+        >>> model = LogisticRegression().fit(X[:1000], y[:1000])
+        >>> clf = HoldOutBoundClassifier(voters=PrefitVoters(model))
+        >>> for start in range(1000, 5000, 1000):  # four batches
+        ...     _ = clf.partial_fit(X[start : start + 1000], y[start : start + 1000])
+        >>> clf.n_samples_seen_, bool(clf.certificate_.train_error < clf.bound_ < 0.2)
+        (4000, True)
+        """
+        from sklearn.utils.multiclass import check_classification_targets
+
+        from skpacbayes.classifiers._out_of_core import dask_training_data
+
+        reject_fit_params(self, fit_params)
+        state = getattr(self, "_stream", None)
+        settings = {"voters": self.voters, "delta": self.delta, "per_class": self.per_class}
+        if state is None:
+            self._check_stream_params()
+        elif any(settings[k] is not v and settings[k] != v for k, v in state.settings.items()):
+            raise ValueError(
+                "voters, delta and per_class are fixed for a stream (every bound reported along "
+                "it shares them); they changed since the first partial_fit. Start a new stream "
+                "on an unfitted copy (sklearn.base.clone(estimator))."
             )
+        out_of_core = is_dask_input(X, y)
+        if out_of_core:
+            from skpacbayes.engine.dask_passes import label_indices
 
-    def _share(self, n_statements):
-        """Each held-out statement's share of ``delta`` (and of each class's, per class)."""
-        return TestSet().share(
-            self.delta, n_statements, self.classes_.size if self.per_class else None
-        )
-
-    def _fit_fractions(self, X, y, y_idx, seed, fractions):
-        share = self._share(len(fractions))
-        errors, sizes, values, counts, best = [], [], [], [], None
-        for f in fractions:
-            start = time.perf_counter()
-            train, held = self._rows(X.shape[0], f, seed)
-            if np.unique(y_idx[train]).size < 2:
+            n_features = getattr(self, "n_features_in_", None)
+            X, y, labels = dask_training_data(self, X, y, min_classes=1)
+            if state is not None and X.shape[1] != n_features:
                 raise ValueError(
-                    f"The {train.size} training rows left by validation_fraction={f} hold a "
-                    "single class; use a smaller validation_fraction or more data."
+                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                    f"{n_features} features as input."
                 )
-            bank = grown_voters(self.voters, X[train], y[train], seed, self.n_jobs)
-            codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
-            counts.append(
-                _class_vote_errors(bank.votes(X[held]), codes, y_idx[held], self.classes_.size)
+        else:
+            with np.errstate(invalid="ignore"):
+                X, y = validate_data(
+                    self,
+                    X,
+                    y,
+                    reset=state is None,
+                    accept_sparse="csr",
+                    dtype=[np.float64, np.float32],
+                )
+            check_classification_targets(y)
+            labels = np.unique(y)
+        if state is None:
+            voters = stream.start_stream(self.voters, X, classes)
+            result_classes = np.asarray(voters.classes_)
+        else:
+            voters, result_classes = self.voters_, self.classes_
+        unknown = labels[~np.isin(labels, result_classes)]
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown[:5].tolist()!r} that the prefit voters do not know "
+                f"(their classes_ are {result_classes.tolist()!r})."
             )
-            k = int(counts[-1][0].sum())
-            errors.append(k)
-            sizes.append(int(held.size))
-            values.append(TestSet().statement(k, held.size, share))
-            self._report(
-                f"fraction {f} (grown on {train.size} rows)", k, held.size, values[-1], start
-            )
-            if best is None or values[-1] < values[best[0]]:
-                best = (len(values) - 1, bank, codes, held)
-        index, self.voters_, self._codes, self.validation_indices_ = best
-        self.validation_fraction_ = fractions[index]
-        self.half_ = None
-        self.weights_ = np.ones(self.voters_.n_voters_)
-        self.bound_ = float(values[index])
-        self._set_certificate(index, errors, sizes, self.voters_.n_voters_, counts)
-        self.certificate_.details.update(
-            validation_fractions=fractions, training_rows=int(X.shape[0] - sizes[index])
+        if out_of_core:
+            y_idx = label_indices(y, result_classes)
+        else:
+            y_idx = np.searchsorted(result_classes, y)
+        state = stream.update_stream(
+            state, TestSet(), voters, settings, X, y_idx, result_classes.size
         )
+        self._stream = state
+        self.classes_ = result_classes
+        self._copy_result(
+            held_out.HeldOutResult(
+                voters,
+                np.arange(result_classes.size),
+                np.ones(voters.n_voters_),
+                None,
+                None,
+                None,
+                state.certificate,
+            )
+        )
+        self.n_samples_seen_ = state.n_samples_seen
+        return self
 
-    def _fit_halves(self, X, y, y_idx, seed):
-        from skpacbayes.voters import SplitForest
-
-        if self.voters is not None and not hasattr(self.voters, "votes"):
+    def _check_stream_params(self):
+        """The parameters ``partial_fit`` accepts: fixed voters, no split of the rows."""
+        self._validate_params()
+        if hasattr(self, "certificate_"):
             raise ValueError(
-                "voters must be a voter bank (e.g. SplitForest) with validation_fraction=None; "
-                f"got {type(self.voters).__name__}. Set validation_fraction to grow a "
-                "scikit-learn classifier on part of the rows."
+                f"This {type(self).__name__} was fitted with fit; partial_fit certifies a "
+                "stream from its first row on. Call partial_fit on an unfitted copy "
+                "(sklearn.base.clone(estimator))."
             )
-        start = time.perf_counter()
-        default = SplitForest(n_estimators=DEFAULT_N_ESTIMATORS)
-        bank = resolve_voters(self.voters, default, seed, self.n_jobs)
-        if is_dask_input(X):
-            from skpacbayes.classifiers._out_of_core import fit_voters
-
-            fit_voters(bank, X, self.classes_)
-        else:
-            bank.fit(X, y)
-        if hasattr(bank, "deployed_voters"):  # prefit models: the model itself, if one
-            bank = bank.deployed_voters()
-        self.voters_ = bank
-        self._codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
-        count_errors = self._plain_vote_errors(X, y_idx)
-        groups = _evaluation_groups(bank)
-        share = self._share(len(groups))
-        errors, sizes, values, counts = [], [], [], []
-        for g in groups:
-            rows = np.zeros(X.shape[0], dtype=bool)
-            rows[g.samples] = True
-            counts.append(count_errors(g.voters, rows))
-            k = int(counts[-1][0].sum())
-            errors.append(k)
-            sizes.append(int(g.samples.size))
-            values.append(TestSet().statement(k, g.samples.size, share))
-            self._report(
-                f"statement {len(values)} of {len(groups)}", k, sizes[-1], values[-1], start
-            )
-        self.half_ = int(np.argmin(values))
-        self.validation_fraction_ = None
-        self.validation_indices_ = groups[self.half_].samples
-        self.weights_ = np.zeros(bank.n_voters_)
-        self.weights_[groups[self.half_].voters] = 1.0
-        self.bound_ = float(values[self.half_])
-        self._set_certificate(self.half_, errors, sizes, int(bank.n_voters_), counts)
-        self.certificate_.details.update(half=self.half_, bounds_per_half=tuple(values))
-
-    def _fit_sample(self, X, y, y_idx, seed):
-        """Sample protocol: voters grown on ``train_size`` drawn rows, certified on the rest."""
-        n_rows = X.shape[0]
-        train = training_rows(n_rows, int(self.train_size), seed)
-        if is_dask_input(X):
-            import dask
-
-            X_train, y_train = dask.compute(X[train], y[train])
-        else:
-            X_train, y_train = X[train], y[train]
-        if np.unique(y_train).size < 2:
+        fraction = self.validation_fraction
+        if self.train_size is not None or not (
+            fraction is None or (isinstance(fraction, str) and fraction == "auto")
+        ):
             raise ValueError(
-                f"The {train.size} training rows drawn for train_size={self.train_size} hold "
-                "a single class; use a larger train_size."
+                "partial_fit certifies every row it is given: leave validation_fraction at "
+                f"'auto' (or None) and train_size at None (got validation_fraction={fraction!r}, "
+                f"train_size={self.train_size!r})."
             )
-        bank = grown_voters(self.voters, X_train, y_train, seed, self.n_jobs)
-        del X_train, y_train
-        self.voters_ = bank
-        self._codes = np.searchsorted(self.classes_, np.asarray(bank.classes_))
-        held = np.ones(n_rows, dtype=bool)
-        held[train] = False
-        counts = self._plain_vote_errors(X, y_idx)(np.arange(bank.n_voters_), held)
-        n_held = n_rows - train.size
-        self.half_ = self.validation_fraction_ = None
-        self.validation_indices_ = np.flatnonzero(held)
-        self.weights_ = np.ones(bank.n_voters_)
-        self._set_certificate(0, [int(counts[0].sum())], [n_held], bank.n_voters_, [counts])
-        self.bound_ = self.certificate_.value
-        self.certificate_.details.update(train_size=int(train.size))
 
-    def _known_classes(self, classes):
-        """``y``'s ``classes``, widened to every class prefit voters know (so that ``predict``
-        may return any of them); labels they do not know are refused by their ``fit``."""
-        from skpacbayes.voters import PrefitVoters
-
-        if not isinstance(self.voters, PrefitVoters):
-            return classes
-        known = self.voters.known_classes()
-        return known if np.isin(classes, known).all() else classes
-
-    def _plain_vote_errors(self, X, y_idx):
-        """``count(voters, rows)``: errors of the plain vote of ``voters`` on the mask ``rows``,
-        and the rows, of each true class (two arrays of shape ``(n_classes,)``).
-
-        One pass over ``X`` per call (in memory, the votes are kept between calls): block by
-        block on the workers for a dask array. The errors of exactly what ``predict`` returns:
-        a tie goes to the first class of largest score, as in ``predict``.
-        """
-        from skpacbayes.engine.passes import VotePasses
-
-        bank, n_classes = self.voters_, self.classes_.size
-        recoded = RecodedVoters(bank, self._codes, n_classes)
-        if np.array_equal(self._codes, np.arange(n_classes)):  # the bank's own votes: those
-            recoded = bank  # of a shared_votes block (a benchmark's) are read, not recomputed
-        if is_dask_input(X):
-            from skpacbayes.engine.dask_passes import DaskVotePasses
-
-            passes = DaskVotePasses(recoded, X)
-        else:
-            passes = VotePasses(recoded, X)
-
-        def count(voters, rows):
-            weights = np.zeros(bank.n_voters_)
-            weights[voters] = 1.0
-            return passes.class_vote_errors(y_idx, weights, n_classes, rows, ties="first")
-
-        return count
-
-    def _set_certificate(
-        self, index, errors, sizes, n_voters, class_counts, anytime=False, previous=None
-    ):
-        """The certificate of statement ``index`` from the one certify step (and, per class,
-        ``class_bounds_``)."""
-        self.certificate_ = certify(
-            HeldOutStatement(
-                TestSet(),
-                index,
-                tuple(errors),
-                tuple(sizes),
-                float(self.delta),
-                n_voters,
-                self.weights_,
-                class_counts if self.per_class else None,
-                anytime=anytime,
-                previous=previous,
-            )
-        ).certificate
-        if self.per_class:
-            self.class_bounds_ = np.array(self.certificate_.details["class_bounds"])
-        elif hasattr(self, "class_bounds_"):  # from an earlier fit with per_class=True
-            del self.class_bounds_
-
-    def recompute_bound(self, delta):
-        """Certificate of the deployed vote at another confidence level.
-
-        Parameters
-        ----------
-        delta : float in (0, 1)
-            New confidence parameter, fixed independently of the data.
-
-        Returns
-        -------
-        bound : float
-            Certified upper bound on the risk of ``predict`` at confidence ``1 - delta``
-            (still split over the fit's statements, so the choice made at fit stays
-            covered). After :meth:`partial_fit`: the time-uniform bound at the rows read
-            so far (not the running minimum, which is ``bound_``).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from skpacbayes import HoldOutBoundClassifier
-        >>> from skpacbayes.voters import SplitForest
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(voters=SplitForest(n_estimators=10),
-        ...                              validation_fraction=None, random_state=0).fit(X, y)
-        >>> clf.recompute_bound(clf.delta) == clf.bound_
-        True
-        """
-        check_is_fitted(self)
-        check_delta(delta, f"{type(self).__name__}.recompute_bound")
-        return TestSet().recompute(self.certificate_, delta)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True  # CSR end to end (the voter banks take it)
-        return tags
-
-    def _scores(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32])
-        from skpacbayes.engine.passes import shared_vote_matrix
-
-        votes = self._codes[shared_vote_matrix(self.voters_, X)]
-        return weighted_vote_scores(votes, self.weights_, self.classes_.size)
-
-    @dask_rows("scores")
-    def decision_function(self, X):
-        """Number of the deployed voters voting for each class.
-
-        Parameters
-        ----------
-        X : {array-like, dask array} of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``. A dask array gives a
-            lazy dask array, computed block by block.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Binary: votes for ``classes_[1]`` minus votes for ``classes_[0]``;
-            multi-class: the votes of every class.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from skpacbayes import HoldOutBoundClassifier
-        >>> from skpacbayes.voters import SplitForest
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(voters=SplitForest(n_estimators=10),
-        ...                              validation_fraction=None, random_state=0).fit(X, y)
-        >>> clf.decision_function(X[:1])
-        array([[5., 0., 0.]])
-        """
-        scores = self._scores(X)
-        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
-
-    @dask_rows("labels")
-    def predict(self, X):
-        """Plain vote of the deployed voters (ties go to the first class).
-
-        With ``PrefitVoters(model)`` of one model, the deployed voter is the model itself:
-        this is ``model.predict``.
-
-        Parameters
-        ----------
-        X : {array-like, dask array} of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``. A dask array gives a
-            lazy dask array, computed block by block.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted class labels; ``bound_`` certifies their error rate (the
-            certificate counted the errors of exactly these predictions, ties included).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from skpacbayes import HoldOutBoundClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(random_state=0).fit(X, y)
-        >>> clf.predict(X[:2])
-        array([0, 0])
-        """
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    @dask_rows("proba")
-    def predict_proba(self, X):
-        """Vote shares of the deployed voters.
-
-        Parameters
-        ----------
-        X : {array-like, dask array} of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``. A dask array gives a
-            lazy dask array, computed block by block.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Fraction of the deployed voters voting for each class (0 or 1 for one
-            prefit model, the deployed voter: its own probabilities are
-            ``clf.voters_.estimators_[0].predict_proba``, when it has them).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from skpacbayes import HoldOutBoundClassifier
-        >>> from skpacbayes.voters import SplitForest
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(voters=SplitForest(n_estimators=10),
-        ...                              validation_fraction=None, random_state=0).fit(X, y)
-        >>> clf.predict_proba(X[:1])
-        array([[1., 0., 0.]])
-        """
-        scores = self._scores(X)
-        return scores / self.weights_.sum()
+    def __setstate__(self, state):
+        # a stream pickled before its state was a StreamState: (errors, sizes, settings)
+        kept = state.get("_stream")
+        if isinstance(kept, tuple):
+            errors, sizes, settings = kept
+            state["_stream"] = stream.StreamState(errors, sizes, settings, state["certificate_"])
+        super().__setstate__(state)

@@ -9,29 +9,14 @@ import uuid
 
 import numpy as np
 
-from skpacbayes.engine.dask_passes import is_dask_array, is_dask_input, rows_array
+from skpacbayes.engine.dask_passes import WHAT_WORKS, is_dask_array, is_dask_input, rows_array
 
 __all__ = [
-    "WHAT_WORKS",
     "check_out_of_core",
     "dask_rows",
     "dask_training_data",
-    "fit_voters",
     "refuse_dask_input",
 ]
-
-#: what works on a dask array (named by every refusal)
-WHAT_WORKS = (
-    "On a dask array, fit FirstOrderBoundClassifier, SecondOrderBoundClassifier, "
-    "CBoundClassifier, BinomialBoundClassifier, PartitionBoundClassifier, "
-    "VCDimBoundClassifier or OccamBoundClassifier (any posterior they certify; the per-row "
-    "families train on max_train_rows rows held in memory and are certified on every row by "
-    "a map-reduce) on voters=StumpBank(...) or PrefitVoters(...); or certify a vote with "
-    "HoldOutBoundClassifier (voters=PrefitVoters(model), a StumpBank, or its own ensemble "
-    "grown on train_size rows held in memory); or fit CertifiedVoteClassifier (its forests "
-    "grown on train_size rows drawn into memory, train_size='auto' by default, each "
-    "certified on every other row). Or pass X.compute() when the rows fit in memory."
-)
 
 
 def dask_training_data(estimator, X, y, min_classes=2):
@@ -192,34 +177,3 @@ def dask_rows(output):
         return wrapper
 
     return decorate
-
-
-def fit_voters(voters, X, classes):
-    """Fit a bank that needs no pass over the rows on a dask ``X`` (``classes``: the labels;
-    an in-memory ``X`` works the same).
-
-    A :class:`~skpacbayes.voters.StumpBank` with ``feature_range`` and
-    :class:`~skpacbayes.voters.PrefitVoters` read the shape of ``X`` only; the default
-    ``StumpBank`` computes its few build rows, drawn from its seed and the number of rows
-    alone, exactly as the in-memory fit draws them. Any other bank is grown on the rows and
-    is refused.
-    """
-    from skpacbayes.voters import PrefitVoters, StumpBank
-
-    if not isinstance(voters, (StumpBank, PrefitVoters)):
-        raise ValueError(
-            f"The voters {type(voters).__name__} are grown on the training rows, which a dask "
-            "array does not hold in memory (voters=None is SplitForest for more than two "
-            "classes). On a dask array the voters must need no pass over the rows: "
-            "StumpBank(feature_range=...), the default StumpBank() (built from a few "
-            "seed-drawn rows) or PrefitVoters(model) (fitted beforehand on other data). "
-            f"{WHAT_WORKS}"
-        )
-    voters._validate_params()
-    voters._encode_y(classes)  # sets classes_ (PrefitVoters: refuses labels it does not know)
-    voters.n_classes_ = len(voters.classes_)
-    voters.n_features_in_ = X.shape[1]
-    if hasattr(voters, "feature_names_in_"):
-        del voters.feature_names_in_
-    voters._fit(X, None)  # neither bank reads a label here
-    return voters

@@ -24,9 +24,30 @@ import numpy as np
 
 from skpacbayes.engine.passes import TotalVoteErrors
 
-__all__ = ["DaskVotePasses", "is_dask_array", "is_dask_input", "label_indices", "rows_array"]
+__all__ = [
+    "WHAT_WORKS",
+    "DaskVotePasses",
+    "is_dask_array",
+    "is_dask_input",
+    "label_indices",
+    "rows_array",
+]
 
 _SPLIT_EVERY = 8  # counts added per task of the reduction tree
+
+
+#: what works on a dask array (named by every refusal)
+WHAT_WORKS = (
+    "On a dask array, fit FirstOrderBoundClassifier, SecondOrderBoundClassifier, "
+    "CBoundClassifier, BinomialBoundClassifier, PartitionBoundClassifier, "
+    "VCDimBoundClassifier or OccamBoundClassifier (any posterior they certify; the per-row "
+    "families train on max_train_rows rows held in memory and are certified on every row by "
+    "a map-reduce) on voters=StumpBank(...) or PrefitVoters(...); or certify a vote with "
+    "HoldOutBoundClassifier (voters=PrefitVoters(model), a StumpBank, or its own ensemble "
+    "grown on train_size rows held in memory); or fit CertifiedVoteClassifier (its forests "
+    "grown on train_size rows drawn into memory, train_size='auto' by default, each "
+    "certified on every other row). Or pass X.compute() when the rows fit in memory."
+)
 
 
 def is_dask_input(X, y=None):

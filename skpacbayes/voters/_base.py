@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from scipy import sparse
-from sklearn.base import BaseEstimator, _fit_context
+from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -75,8 +75,9 @@ class DocLinkMixin:
     the page ``_get_doc_link`` returns. Here that is
     ``<base>gen_modules/generated/<module>.<Name>.html`` (the pages of ``docs/api.rst``),
     with ``<base>`` from :func:`docs_base_url` and ``<module>.<Name>`` the public name of
-    the estimator's class, or of its nearest documented parent; no link where no built
-    documentation is known.
+    the estimator's class, or of its nearest documented parent (or of the public class a
+    private one names in ``_doc_link_parent``, the estimator it is a part of); no link
+    where no built documentation is known.
     """
 
     _doc_link_module = "skpacbayes"
@@ -86,6 +87,9 @@ class DocLinkMixin:
         return docs_base_url() + "gen_modules/generated/{page}.html"
 
     def _doc_link_url_param_generator(self):
+        parent = getattr(type(self), "_doc_link_parent", None)
+        if parent is not None:
+            return {"page": f"{self._doc_link_module}.{parent}"}
         for cls in type(self).__mro__:
             for name in _DOCUMENTED_MODULES:
                 if getattr(sys.modules.get(name), cls.__name__, None) is cls:
@@ -109,7 +113,7 @@ def _votes_dtype(n_classes):
     return np.dtype(np.int64)  # pragma: no cover
 
 
-def _check_float32_range(X, bank):
+def check_float32_range(X, bank):
     """Refuse clearly the values scikit-learn's trees (float32 features) cannot represent."""
     values = X.data if hasattr(X, "tocsr") else np.asarray(X)
     if values.size == 0 or values.dtype.kind != "f":
@@ -121,6 +125,85 @@ def _check_float32_range(X, bank):
             f"(|x| <= {limit:.3g}) of scikit-learn's decision trees. "
             "Rescale X (e.g. with sklearn.preprocessing.MaxAbsScaler or StandardScaler)."
         )
+
+
+def resolve_voters(voters, default, seed, n_jobs):
+    """An unfitted copy of the user's voters (or ``default``), seeded and parallelised.
+
+    Parameters
+    ----------
+    voters : voter bank, scikit-learn classifier or None
+        An estimator's ``voters`` parameter (cloned, never modified).
+    default : voter bank or None
+        Used when ``voters`` is None.
+    seed : int
+        Given to the bank's ``random_state`` when that is None.
+    n_jobs : int or None
+        Given to the bank's ``n_jobs`` when that is None.
+
+    Returns
+    -------
+    voters : voter bank or classifier
+        Unfitted.
+
+    Examples
+    --------
+    >>> from skpacbayes.voters import StumpBank
+    >>> from skpacbayes.voters._base import resolve_voters
+    >>> resolve_voters(None, StumpBank(), seed=3, n_jobs=None).random_state
+    3
+    """
+    voters = default if voters is None else clone(voters)
+    params = voters.get_params(deep=False)
+    if "random_state" in params and params["random_state"] is None:
+        voters.set_params(random_state=seed)
+    if "n_jobs" in params and params["n_jobs"] is None and n_jobs is not None:
+        voters.set_params(n_jobs=n_jobs)
+    return voters
+
+
+def fit_without_rows(voters, X, classes, refusal_note=""):
+    """Fit a bank that needs no pass over the rows, from the shape of ``X`` and the labels
+    ``classes`` alone (``X`` a dask array; an in-memory ``X`` works the same).
+
+    A :class:`~skpacbayes.voters.StumpBank` with ``feature_range`` and
+    :class:`~skpacbayes.voters.PrefitVoters` read the shape of ``X`` only; the default
+    ``StumpBank`` computes its few build rows, drawn from its seed and the number of rows
+    alone, exactly as the in-memory fit draws them. Any other bank is grown on the rows and
+    is refused.
+
+    Parameters
+    ----------
+    voters : voter bank
+        Unfitted.
+    X : dask array or ndarray of shape (n_rows, n_features)
+    classes : ndarray
+        The sorted labels (PrefitVoters refuses those it does not know).
+    refusal_note : str, default=""
+        Appended to the message that refuses a bank grown on the rows (what works instead).
+
+    Returns
+    -------
+    voters : voter bank
+        Fitted.
+    """
+    if not voters._fits_without_rows:
+        raise ValueError(
+            f"The voters {type(voters).__name__} are grown on the training rows, which a dask "
+            "array does not hold in memory (voters=None is SplitForest for more than two "
+            "classes). On a dask array the voters must need no pass over the rows: "
+            "StumpBank(feature_range=...), the default StumpBank() (built from a few "
+            "seed-drawn rows) or PrefitVoters(model) (fitted beforehand on other data). "
+            f"{refusal_note}"
+        )
+    voters._validate_params()
+    voters._encode_y(classes)  # sets classes_ (PrefitVoters: refuses labels it does not know)
+    voters.n_classes_ = len(voters.classes_)
+    voters.n_features_in_ = X.shape[1]
+    if hasattr(voters, "feature_names_in_"):
+        del voters.feature_names_in_
+    voters._fit(X, None)  # neither bank reads a label here
+    return voters
 
 
 def _n_chunk_rows(n_rows, row_bytes, chunk_size):
@@ -171,6 +254,8 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
     _is_split = False
     # True for banks whose voters are each evaluated on their own out-of-bag rows.
     _is_out_of_bag = False
+    # True for banks built from the shape of X and the labels alone (fit_without_rows).
+    _fits_without_rows = False
 
     @property
     def is_split(self):

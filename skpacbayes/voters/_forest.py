@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._base import N_JOBS, _check_float32_range
+from ._base import N_JOBS, check_float32_range
 from ._members import MemberVoters, _Member
 
 __all__ = ["SplitForest"]
@@ -217,7 +217,7 @@ class SplitForest(MemberVoters):
         self.sample_groups_[idx1] = 1
 
         if forest_mode or isinstance(base, BaseDecisionTree):
-            _check_float32_range(X, "SplitForest")
+            check_float32_range(X, "SplitForest")
 
         estimators, members, groups, forests = [], [], [], []
         for half, (idx, n_half) in enumerate(zip((idx0, idx1), per_half, strict=True)):

@@ -14,7 +14,7 @@ from scipy import sparse
 from sklearn.tree import BaseDecisionTree, DecisionTreeClassifier
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._base import BaseVoters, _check_float32_range
+from ._base import BaseVoters, check_float32_range
 
 __all__ = []
 
@@ -115,7 +115,7 @@ class MemberVoters(BaseVoters):
     def _validate_X(self, X):
         X = super()._validate_X(X)
         if any(member.uses_tree_input for member in self._members):
-            _check_float32_range(X, type(self).__name__)
+            check_float32_range(X, type(self).__name__)
         return X
 
     def _row_bytes(self, X):

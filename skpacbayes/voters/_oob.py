@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import N_JOBS, _check_float32_range
+from ._base import N_JOBS, check_float32_range
 from ._members import MemberVoters, _Member
 
 __all__ = ["OutOfBagVoters"]
@@ -455,7 +455,7 @@ class OutOfBagVoters(MemberVoters):
         template = plan["template"]
         trees = isinstance(template, BaseDecisionTree)
         if trees:
-            _check_float32_range(X, "OutOfBagVoters")
+            check_float32_range(X, "OutOfBagVoters")
         fitted = Parallel(n_jobs=plan["n_jobs"], prefer="threads" if trees else None)(
             delayed(_fit_member)(
                 template,

@@ -478,6 +478,8 @@ class PrefitVoters(MemberVoters):
     True
     """
 
+    _fits_without_rows = True  # fit_without_rows: the shape of X and the labels
+
     _parameter_constraints: dict = {
         "estimators": [list, tuple, HasMethods(["predict"])],
         "n_jobs": N_JOBS,
@@ -640,3 +642,50 @@ class PrefitVoters(MemberVoters):
         bank.sample_groups_ = self.sample_groups_
         bank.n_groups_ = 1
         return bank
+
+
+class _GrownMembers(PrefitVoters):
+    """The members of a model grown on purpose on the rows given to ``fit``
+    (:func:`grown_members`): no same-rows check."""
+
+    def _check_sample_reuse(self, voters, members, X, y_encoded):
+        """Nothing to check: the caller grew the members on ``X`` and certifies them on
+        other rows."""
+
+
+def grown_members(model, X, y, n_jobs=None):
+    """The members of a model just grown on ``(X, y)``, as a fitted bank of fixed voters.
+
+    What a hold-out grows itself on its training rows and certifies on other rows: the
+    members vote as with :class:`PrefitVoters`, without its same-rows check (no
+    :class:`SampleReuseWarning`: the model was grown on these rows on purpose, and the check
+    would only confirm it, replaying every tree on every training row).
+
+    Parameters
+    ----------
+    model : fitted classifier
+        Grown on ``(X, y)``.
+    X, y : ndarray
+        Its training rows.
+    n_jobs : int or None, default=None
+        Threads of the votes.
+
+    Returns
+    -------
+    bank : PrefitVoters
+        Fitted on ``(X, y)``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> from skpacbayes.voters._prefit import grown_members
+    >>> X, y = load_iris(return_X_y=True)
+    >>> rf = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error")  # no SampleReuseWarning
+    ...     grown_members(rf, X, y).n_voters_
+    5
+    """
+    return _GrownMembers(model, n_jobs=n_jobs).fit(X, y)

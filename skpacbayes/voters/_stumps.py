@@ -178,6 +178,8 @@ class StumpBank(BaseVoters):
     (10, 30)
     """
 
+    _fits_without_rows = True  # fit_without_rows: the shape of X and the labels
+
     _parameter_constraints: dict = {
         "n_thresholds": [Interval(Integral, 1, None, closed="left")],
         "feature_range": ["array-like", None],

@@ -1,41 +1,43 @@
-"""The candidates of :class:`~skpacbayes.CertifiedVoteClassifier`, each certified once.
+"""Several certified candidates, each at a share of ``delta`` fixed before the data, and the
+rule that deploys one (:ref:`theory-selection`).
 
-What the estimator fits and how it chooses: the default forests sized to the rows and the
-validation fraction, the hold-out certified on another fold of the same permutation of the
-rows, each candidate's share of ``delta``, one candidate's fit, the selection rule, the
-out-of-bag error estimate and a candidate's description. Everything here depends on the
-number of rows and the parameters alone, or reads a fitted candidate: the certificate's
-argument is in the estimator's Notes and on the theory page.
+Candidate ``c`` states ``R(h_c) <= B_c`` with probability at least ``1 - delta_c``; by the
+union bound all the statements hold together with probability at least ``1 - sum_c
+delta_c``, so the deployed pair ``(h, B)`` keeps its certificate whichever rule chose it.
+What is fixed here before any row is read: the default forests (sized by the number of rows
+and the validation fraction alone), the weight of each candidate in the split of ``delta``,
+the rounding of the shares; what reads a fitted candidate: the estimate of its error and the
+selection rule.
 """
 
 import time
-from numbers import Integral
-from typing import ClassVar
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
-from skpacbayes.classifiers._held_out_rows import (
-    DEFAULT_N_ESTIMATORS,
-    validation_rows,
-)
-from skpacbayes.classifiers._hold_out import HoldOutBoundClassifier
 from skpacbayes.engine.certificate import shares_within
-from skpacbayes.engine.statistics import EmptySampleError
+from skpacbayes.engine.protocols.held_out import (
+    DEFAULT_N_ESTIMATORS,
+    certify_fractions,
+    count_fraction,
+)
 from skpacbayes.engine.vote import _strict_argmax_is, weighted_vote_scores
 
 __all__ = [
     "CANDIDATE_FRACTIONS",
     "DEFAULT_FOLDS",
     "SELECTIONS",
+    "SMALL_SAMPLE",
     "STUMP_WEIGHT",
     "candidate_deltas",
+    "candidate_weight",
     "default_forest",
     "default_forest_trees",
     "default_n_estimators",
     "describe",
+    "fit_held_out_candidate",
     "out_of_bag_error",
     "select",
+    "timed_fit",
 ]
 
 #: the default hold-out fractions: HoldOutBoundClassifier's 0.2 and 0.5 (two folds of 0.1
@@ -87,7 +89,7 @@ def default_forest_trees(n_rows, fraction):
 
     Examples
     --------
-    >>> from skpacbayes.classifiers._candidates import default_forest_trees
+    >>> from skpacbayes.engine.protocols.candidates import default_forest_trees
     >>> default_forest_trees(1000, 0.2), default_forest_trees(1000, 0.5)
     (140, 40)
     >>> default_forest_trees(60, 0.2)
@@ -130,7 +132,7 @@ def default_n_estimators(n_rows):
 
     Examples
     --------
-    >>> from skpacbayes.classifiers._candidates import default_n_estimators
+    >>> from skpacbayes.engine.protocols.candidates import default_n_estimators
     >>> default_n_estimators(20), default_n_estimators(127), default_n_estimators(128)
     (10, 31, 200)
     """
@@ -149,7 +151,7 @@ def out_of_bag_error(estimator, X, y):
     Parameters
     ----------
     estimator : fitted MajorityVoteClassifier
-        With ``voters_`` fitted on ``X`` and ``weights_``.
+        With ``voters_`` fitted on ``X``, ``weights_`` and ``classes_``.
     X, y : ndarray
         The rows the bank was fitted on.
 
@@ -161,7 +163,7 @@ def out_of_bag_error(estimator, X, y):
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> from skpacbayes import FirstOrderBoundClassifier
-    >>> from skpacbayes.classifiers._candidates import out_of_bag_error
+    >>> from skpacbayes.engine.protocols.candidates import out_of_bag_error
     >>> from skpacbayes.voters import OutOfBagVoters
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = FirstOrderBoundClassifier(voters=OutOfBagVoters(n_estimators=20, random_state=0),
@@ -197,7 +199,7 @@ def select(bounds, estimates, tolerance):
 
     Examples
     --------
-    >>> from skpacbayes.classifiers._candidates import select
+    >>> from skpacbayes.engine.protocols.candidates import select
     >>> bounds, estimates = [0.040, 0.041, 0.060], [0.035, 0.030, 0.020]
     >>> select(bounds, estimates, 0.0), select(bounds, estimates, 0.05)
     (0, 1)
@@ -209,84 +211,83 @@ def select(bounds, estimates, tolerance):
     return min(eligible, key=lambda i: (estimates[i], bounds[i], i))
 
 
-class _FoldHoldOut(HoldOutBoundClassifier):
-    """A hold-out certified on another fold of the same permutation of the rows.
+def candidate_weight(kind):
+    """A candidate's weight in the split of ``delta``: 1, or :data:`STUMP_WEIGHT` for a stump.
 
-    Same parameters and seed as :class:`~skpacbayes.HoldOutBoundClassifier`, with the
-    held-out rows of :func:`~skpacbayes.classifiers._held_out_rows.validation_rows` taken from block
-    ``fold`` of the permutation instead of the first block: the folds of one fraction
-    are disjoint (fold 1 of ``0.5`` is the other half), and each is drawn from the seed
-    and the sample size alone, so the test-set bound applies to each
-    (:ref:`theory-holdout`).
+    Parameters
+    ----------
+    kind : {"holdout", "stump", "out_of_bag"}
+
+    Returns
+    -------
+    weight : float
     """
-
-    _parameter_constraints: ClassVar[dict] = {
-        **HoldOutBoundClassifier._parameter_constraints,
-        "fold": [Interval(Integral, 0, None, closed="left")],
-    }
-
-    def __init__(
-        self,
-        *,
-        voters=None,
-        validation_fraction="auto",
-        delta=0.05,
-        random_state=None,
-        n_jobs=None,
-        train_size=None,
-        verbose=0,
-        per_class=False,
-        fold=1,
-    ):
-        super().__init__(
-            voters=voters,
-            validation_fraction=validation_fraction,
-            delta=delta,
-            random_state=random_state,
-            n_jobs=n_jobs,
-            train_size=train_size,
-            verbose=verbose,
-            per_class=per_class,
-        )
-        self.fold = fold
-
-    def _rows(self, n_samples, fraction, seed):
-        return validation_rows(n_samples, fraction, seed, fold=self.fold)
-
-
-def _weight(info):
-    """A candidate's weight in the split of ``delta``: 1, or :data:`STUMP_WEIGHT` for a stump."""
-    return STUMP_WEIGHT if info["kind"] == "stump" else 1.0
+    return STUMP_WEIGHT if kind == "stump" else 1.0
 
 
 def candidate_deltas(delta, shares):
-    """Each candidate's ``delta * share``, rounded down to sum to at most ``delta`` exactly."""
+    """Each candidate's ``delta * share``, rounded down so that they sum to at most ``delta``
+    exactly.
+
+    Parameters
+    ----------
+    delta : float
+        The whole budget.
+    shares : sequence of float
+        Each candidate's share (its weight, :func:`candidate_weight`, over their sum), fixed
+        before the data.
+
+    Returns
+    -------
+    deltas : list of float
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.protocols.candidates import candidate_deltas
+    >>> candidate_deltas(0.05, [0.5, 0.5])
+    [0.025, 0.025]
+    """
     return shares_within(delta, [float(delta * share) for share in shares])
 
 
-def _fit_candidate(index, info, estimator, X, y):
-    """Fit one candidate; return its index, its description (bound, estimate, time), itself.
+def timed_fit(index, estimator, X, y):
+    """Fit one estimator; return its index, itself and the seconds it took (a job of
+    :func:`~skpacbayes.engine.parallel.as_completed`)."""
+    start = time.perf_counter()
+    estimator.fit(X, y)
+    return index, estimator, time.perf_counter() - start
 
-    A candidate whose bound has no sample (an empty out-of-bag pair sample) drops out: bound
-    1.0 (trivially certified), no estimate, and the reason under ``dropped``.
+
+def fit_held_out_candidate(index, spec, X, y, y_idx, classes, fraction, fold, certified):
+    """Grow and count one hold-out candidate (a job of
+    :func:`~skpacbayes.engine.parallel.as_completed`).
+
+    Parameters
+    ----------
+    index : int
+        The candidate's index, handed back.
+    spec : HeldOutSpec
+        Its voters, its share of ``delta``, the seed.
+    X, y, y_idx, classes
+        The rows it is grown and held out on (the sample, with the sample protocol).
+    fraction, fold
+        Its held-out rows (:func:`~skpacbayes.engine.protocols.held_out.validation_rows`).
+    certified : bool
+        Certify it here (every row in memory); else hand back its counts, for the rows
+        outside the sample to be added.
+
+    Returns
+    -------
+    index : int
+    outcome : HeldOutResult or HeldOutCount
+    seconds : float
     """
     start = time.perf_counter()
-    try:
-        estimator.fit(X, y)
-    except EmptySampleError as error:
-        dropped = {"bound": 1.0, "estimated_error": float("nan"), "dropped": str(error)}
-        return index, {**info, **dropped, "fit_time": time.perf_counter() - start}, estimator
-    if info["kind"] == "out_of_bag":
-        estimate = out_of_bag_error(estimator, X, y)
+    if certified:
+        outcome = certify_fractions(spec, X, y, y_idx, classes, (fraction,), fold)
     else:
-        estimate = float(estimator.certificate_.train_error)  # on the held-out rows
-    entry = {
-        **info,
-        "bound": float(estimator.bound_),
-        "estimated_error": estimate,
-        "fit_time": time.perf_counter() - start,
-    }
-    return index, entry, estimator
+        outcome = count_fraction(spec, X, y, y_idx, classes, fraction, fold)
+    return index, outcome, time.perf_counter() - start
 
 
 def describe(candidate):
@@ -303,11 +304,10 @@ def describe(candidate):
 
     Examples
     --------
-    >>> from skpacbayes.classifiers._candidates import describe
+    >>> from skpacbayes.engine.protocols.candidates import describe
     >>> describe({"kind": "holdout", "validation_fraction": 0.2, "fold": 1})
     'hold-out 0.2 fold 1'
-    >>> from skpacbayes.objectives.second_order import SecondOrder
-    >>> describe({"kind": "out_of_bag", "out_of_bag_bound": SecondOrder.name})
+    >>> describe({"kind": "out_of_bag", "out_of_bag_bound": "SO"})
     'out-of-bag SO'
     """
     if candidate["kind"] == "out_of_bag":

@@ -1,0 +1,315 @@
+"""A plain vote certified on held-out rows, as a fitted estimator: what the hold-out protocols
+(:mod:`skpacbayes.engine.protocols.held_out`) hand back, with its predictions.
+
+:class:`HeldOutVote` is the fitted half every held-out estimator shares (the result of a
+protocol copied onto the estimator, ``predict`` and the vote's scores, the certificate at
+another ``delta``); :class:`_FoldHoldOut` is one hold-out candidate of
+:class:`~skpacbayes.CertifiedVoteClassifier` (one fraction, one fold of its permutation), the
+estimator it deploys.
+"""
+
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skpacbayes.classifiers._base import validate_training_data
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_delta
+from skpacbayes.classifiers._fit_params import reject_fit_params
+from skpacbayes.classifiers._out_of_core import dask_rows
+from skpacbayes.engine.protocols.held_out import (
+    HeldOutSpec,
+    certify_fractions,
+    rows_seed,
+)
+from skpacbayes.engine.vote import weighted_vote_scores
+from skpacbayes.objectives import TestSet
+from skpacbayes.voters._base import DocLinkMixin
+
+__all__ = ["HeldOutVote", "fitted_fold"]
+
+
+class HeldOutVote(ClassifierMixin, DocLinkMixin, BaseEstimator):
+    """The fitted plain vote of a held-out protocol (base class, not to be used directly).
+
+    A subclass's ``fit`` hands the engine its rows and a
+    :class:`~skpacbayes.engine.protocols.held_out.HeldOutSpec` and copies the
+    :class:`~skpacbayes.engine.protocols.held_out.HeldOutResult` onto itself
+    (:meth:`_copy_result`); the predictions are the deployed vote's.
+    """
+
+    def _spec(self, seed):
+        """The protocol's specification from this estimator's parameters."""
+        return HeldOutSpec(
+            bound=TestSet(),
+            voters=self.voters,
+            delta=float(self.delta),
+            seed=seed,
+            per_class=bool(self.per_class),
+            n_jobs=self.n_jobs,
+            label=type(self).__name__,
+            verbose=int(self.verbose),
+        )
+
+    def _copy_result(self, result):
+        """The deployed vote, its rows and its certificate (``class_bounds_`` per class)."""
+        self.voters_ = result.voters
+        self._codes = result.codes
+        self.weights_ = result.weights
+        self.validation_indices_ = result.validation_indices
+        self.validation_fraction_ = result.validation_fraction
+        self.half_ = result.half
+        self.certificate_ = result.certificate
+        self.bound_ = float(result.certificate.value)
+        if self.per_class:
+            self.class_bounds_ = np.array(result.certificate.details["class_bounds"])
+        elif hasattr(self, "class_bounds_"):  # from an earlier fit with per_class=True
+            del self.class_bounds_
+        self.n_iter_ = 0
+
+    def recompute_bound(self, delta):
+        """Certificate of the deployed vote at another confidence level.
+
+        Parameters
+        ----------
+        delta : float in (0, 1)
+            New confidence parameter, fixed independently of the data.
+
+        Returns
+        -------
+        bound : float
+            Certified upper bound on the risk of ``predict`` at confidence ``1 - delta``
+            (still split over the fit's statements, so the choice made at fit stays
+            covered). After :meth:`partial_fit`: the time-uniform bound at the rows read
+            so far (not the running minimum, which is ``bound_``).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from skpacbayes import HoldOutBoundClassifier
+        >>> from skpacbayes.voters import SplitForest
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = HoldOutBoundClassifier(voters=SplitForest(n_estimators=10),
+        ...                              validation_fraction=None, random_state=0).fit(X, y)
+        >>> clf.recompute_bound(clf.delta) == clf.bound_
+        True
+        """
+        check_is_fitted(self)
+        check_delta(delta, f"{type(self).__name__}.recompute_bound")
+        return TestSet().recompute(self.certificate_, delta)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # CSR end to end (the voter banks take it)
+        return tags
+
+    def _scores(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32])
+        from skpacbayes.engine.passes import shared_vote_matrix
+
+        votes = self._codes[shared_vote_matrix(self.voters_, X)]
+        return weighted_vote_scores(votes, self.weights_, self.classes_.size)
+
+    @dask_rows("scores")
+    def decision_function(self, X):
+        """Number of the deployed voters voting for each class.
+
+        Parameters
+        ----------
+        X : {array-like, dask array} of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``. A dask array gives a
+            lazy dask array, computed block by block.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Binary: votes for ``classes_[1]`` minus votes for ``classes_[0]``;
+            multi-class: the votes of every class.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from skpacbayes import HoldOutBoundClassifier
+        >>> from skpacbayes.voters import SplitForest
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = HoldOutBoundClassifier(voters=SplitForest(n_estimators=10),
+        ...                              validation_fraction=None, random_state=0).fit(X, y)
+        >>> clf.decision_function(X[:1])
+        array([[5., 0., 0.]])
+        """
+        scores = self._scores(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+    @dask_rows("labels")
+    def predict(self, X):
+        """Plain vote of the deployed voters (ties go to the first class).
+
+        With ``PrefitVoters(model)`` of one model, the deployed voter is the model itself:
+        this is ``model.predict``.
+
+        Parameters
+        ----------
+        X : {array-like, dask array} of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``. A dask array gives a
+            lazy dask array, computed block by block.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class labels; ``bound_`` certifies their error rate (the
+            certificate counted the errors of exactly these predictions, ties included).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from skpacbayes import HoldOutBoundClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = HoldOutBoundClassifier(random_state=0).fit(X, y)
+        >>> clf.predict(X[:2])
+        array([0, 0])
+        """
+        scores = self._scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    @dask_rows("proba")
+    def predict_proba(self, X):
+        """Vote shares of the deployed voters.
+
+        Parameters
+        ----------
+        X : {array-like, dask array} of shape (n_samples, n_features)
+            Input samples, with the features seen during ``fit``. A dask array gives a
+            lazy dask array, computed block by block.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Fraction of the deployed voters voting for each class (0 or 1 for one
+            prefit model, the deployed voter: its own probabilities are
+            ``clf.voters_.estimators_[0].predict_proba``, when it has them).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from skpacbayes import HoldOutBoundClassifier
+        >>> from skpacbayes.voters import SplitForest
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = HoldOutBoundClassifier(voters=SplitForest(n_estimators=10),
+        ...                              validation_fraction=None, random_state=0).fit(X, y)
+        >>> clf.predict_proba(X[:1])
+        array([[1., 0., 0.]])
+        """
+        scores = self._scores(X)
+        return scores / self.weights_.sum()
+
+
+class _FoldHoldOut(HeldOutVote):
+    """One hold-out candidate: ``voters`` grown on the rows one fold of one fraction leaves,
+    their plain vote certified on the fold (the candidate
+    :class:`~skpacbayes.CertifiedVoteClassifier` deploys).
+
+    The held-out rows are block ``fold`` of the permutation of
+    :func:`~skpacbayes.engine.protocols.held_out.validation_rows` drawn from
+    ``rows_seed(random_state)`` and the sample size alone (fold 0 is what
+    :class:`~skpacbayes.HoldOutBoundClassifier` holds out with the same fraction and
+    ``random_state``): the folds of one fraction are disjoint (fold 1 of ``0.5`` is the
+    other half), and the test-set bound applies to each (:ref:`theory-holdout`). Its
+    parameters are HoldOut's, with ``validation_fraction`` a single float.
+    """
+
+    #: documented as the estimator it is one fold of (its HTML repr links there)
+    _doc_link_parent = "HoldOutBoundClassifier"
+
+    _parameter_constraints: ClassVar[dict] = {
+        "voters": [None, HasMethods(["fit", "votes"]), HasMethods(["fit", "predict"])],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "fold": [Interval(Integral, 0, None, closed="left")],
+        "delta": DELTA,
+        "random_state": ["random_state"],
+        "n_jobs": N_JOBS,
+        "verbose": ["verbose"],
+        "per_class": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        *,
+        voters=None,
+        validation_fraction=0.5,
+        fold=1,
+        delta=0.05,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        per_class=False,
+    ):
+        self.voters = voters
+        self.validation_fraction = validation_fraction
+        self.fold = fold
+        self.delta = delta
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.per_class = per_class
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, **fit_params):
+        """Grow the voters on the rows the fold leaves and certify their vote on the fold.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+        **fit_params : dict
+            Not supported (a ``TypeError`` names the estimator).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        reject_fit_params(self, fit_params)
+        X, y, classes = validate_training_data(self, X, y)
+        self.classes_ = classes
+        y_idx = np.searchsorted(classes, y)
+        spec = self._spec(rows_seed(self.random_state))
+        fraction = float(self.validation_fraction)
+        self._copy_result(certify_fractions(spec, X, y, y_idx, classes, (fraction,), self.fold))
+        return self
+
+
+def fitted_fold(params, result, classes, n_features, feature_names=None):
+    """A fitted hold-out candidate (:class:`_FoldHoldOut`) from the result of its protocol.
+
+    Parameters
+    ----------
+    params : dict
+        Its parameters (``voters``, ``validation_fraction``, ``fold``, ``delta``,
+        ``random_state``, ``n_jobs``, ``per_class``).
+    result : HeldOutResult
+        What the protocol handed back for it.
+    classes : ndarray
+        The classes of the fit.
+    n_features : int
+        Features seen during the fit.
+    feature_names : ndarray or None, default=None
+        Their names, when the fit saw a DataFrame.
+
+    Returns
+    -------
+    estimator : _FoldHoldOut
+        Fitted: its predictions and certificate are the candidate's.
+    """
+    estimator = _FoldHoldOut(**params)
+    estimator.classes_ = classes
+    estimator.n_features_in_ = int(n_features)
+    if feature_names is not None:
+        estimator.feature_names_in_ = feature_names
+    estimator._copy_result(result)
+    return estimator

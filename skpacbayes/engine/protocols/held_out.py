@@ -1,0 +1,711 @@
+"""The held-out protocols: a plain vote fixed before its held-out rows are read, certified on
+them by the exact test-set bound (:ref:`theory-holdout`).
+
+Three ways to choose the rows, each a function handed the estimator's specification
+(:class:`HeldOutSpec`) and its validated rows, each handing back a :class:`HeldOutResult`
+whose certificate comes out of the certify step complete:
+
+* :func:`certify_fractions`: for each validation fraction ``f`` (and one ``fold``), ``ceil(f
+  m)`` rows drawn from the seed and the sample size alone are held out, the voters are grown
+  on the others, and the statement of lowest bound is deployed (``delta`` split evenly);
+* :func:`certify_halves`: a bank that brings its own evaluation rule (the halves of a split
+  bank, every row for fixed voters), one statement per group of voters;
+* :func:`certify_sample`: the voters grown on ``train_size`` rows drawn from the seed and the
+  number of rows alone (in memory), certified on every other row (one pass, block by block
+  on a dask array).
+
+Conditionally on its training rows, the deployed vote is a fixed classifier and its errors on
+the held-out rows are independent Bernoulli draws: the exact binomial tail inversion
+certifies its risk, overall and, with ``per_class``, for each true class.
+"""
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from skpacbayes.engine.certify import HeldOutStatement, certify
+from skpacbayes.engine.dask_passes import is_dask_input
+from skpacbayes.engine.sampling import draw_rows
+from skpacbayes.engine.spec import progress
+
+__all__ = [
+    "DEFAULT_FRACTIONS",
+    "DEFAULT_N_ESTIMATORS",
+    "HeldOutCount",
+    "HeldOutResult",
+    "HeldOutSpec",
+    "RecodedVoters",
+    "certify_count",
+    "certify_fractions",
+    "certify_halves",
+    "certify_sample",
+    "count_fraction",
+    "grown_voters",
+    "held_out_classes",
+    "plain_vote_counts",
+    "rows_seed",
+    "training_rows",
+    "validation_rows",
+]
+
+#: Trees of the forest grown on the training rows when ``voters`` is None.
+DEFAULT_N_ESTIMATORS = 200
+#: Default validation fractions: a held-out share that doubles, then grows 2.5-fold, from a
+#: tenth (tens of thousands of rows: the vote barely weakens, the bound is already tight) to
+#: a half (hundreds of rows: the bound needs every held-out row it can get).
+DEFAULT_FRACTIONS = (0.1, 0.2, 0.5)
+
+
+@dataclass(frozen=True)
+class HeldOutSpec:
+    """What a held-out protocol is handed besides the rows.
+
+    Attributes
+    ----------
+    bound : TestSet
+        The test-set bound (:class:`~skpacbayes.objectives.TestSet`).
+    voters : voter bank, scikit-learn classifier or None
+        The estimator's ``voters`` parameter (cloned, never modified).
+    delta : float
+        The confidence parameter of the whole fit.
+    seed : int
+        Seed of the rows' draws (:func:`rows_seed`) and of the voters left unseeded.
+    per_class : bool, default=False
+        Also certify each true class's miss rate (:ref:`Proposition 5a <theory-per-class>`).
+    n_jobs : int or None, default=None
+        ``n_jobs`` of the voters left at None.
+    label : str, default="HoldOutBoundClassifier"
+        The name the progress lines are prefixed with.
+    verbose : int, default=0
+        A progress line per statement when > 0.
+    """
+
+    bound: Any
+    voters: Any
+    delta: float
+    seed: int
+    per_class: bool = False
+    n_jobs: Any = None
+    label: str = "HoldOutBoundClassifier"
+    verbose: int = 0
+
+    def report(self, what, k, n, bound, start):
+        """Print one statement's progress line (when ``verbose``)."""
+        if self.verbose:
+            progress(
+                self.label,
+                f"{what}: {k} errors on {n} held-out rows, bound "
+                f"{bound:.4f} ({time.perf_counter() - start:.1f} s)",
+            )
+
+
+@dataclass(frozen=True)
+class HeldOutResult:
+    """The deployed vote of a held-out protocol and its certificate.
+
+    Attributes
+    ----------
+    voters : fitted voter bank
+        The bank of the deployed vote.
+    codes : ndarray of int
+        ``codes[i]``: index, among the estimator's classes, of the bank's class ``i``.
+    weights : ndarray of shape (n_voters,)
+        1 on the deployed voters, 0 elsewhere.
+    validation_indices : ndarray of int or None
+        Rows the deployed vote is certified on (None for a stream).
+    validation_fraction : float or None
+        The deployed fraction (fraction protocol only).
+    half : int or None
+        The deployed group of voters (halves protocol only).
+    certificate : Certificate
+        Complete, out of the certify step.
+    """
+
+    voters: Any
+    codes: np.ndarray
+    weights: np.ndarray
+    validation_indices: Any
+    validation_fraction: Any
+    half: Any
+    certificate: Any
+
+
+@dataclass
+class HeldOutCount:
+    """The errors of one fraction's vote on its held-out rows, before any statement.
+
+    Attributes
+    ----------
+    voters : fitted voter bank
+        Grown on the training rows.
+    codes : ndarray of int
+        The bank's classes among the estimator's.
+    held : ndarray of int
+        Sorted indices of the held-out rows.
+    class_errors, class_sizes : ndarray of int64, shape (n_classes,)
+        Errors of the plain vote (what ``predict`` returns) and rows, per true class.
+    n_train : int
+        Rows the voters were grown on.
+    details : dict
+        What the certificate records about the fraction's rows.
+    """
+
+    voters: Any
+    codes: np.ndarray
+    held: np.ndarray
+    class_errors: np.ndarray
+    class_sizes: np.ndarray
+    n_train: int
+    details: dict = field(default_factory=dict)
+
+    @property
+    def errors(self):
+        """Errors on every held-out row."""
+        return int(self.class_errors.sum())
+
+    @property
+    def size(self):
+        """Held-out rows counted."""
+        return int(self.class_sizes.sum())
+
+
+def validation_rows(n_samples, fraction, seed, fold=0):
+    """Training and held-out row indices, drawn from the seed and the sample size alone.
+
+    The held-out rows are the entries ``fold * n_held`` to ``(fold + 1) * n_held - 1``
+    (the last fold cut at ``n_samples``) of a permutation of ``range(n_samples)`` seeded
+    by ``seed``, with ``n_held = ceil(fraction * n_samples)`` (at least one row on each
+    side). Neither ``X`` nor ``y`` is read, so the held-out rows are an i.i.d. sample
+    independent of the training rows (no stratification: a split that looks at the
+    labels ties the two sides' class counts together). For the same seed, a larger
+    fraction holds out a superset of the rows of fold 0, and the folds of one fraction
+    are disjoint (fold 1 of ``0.5`` is the other half).
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of rows (at least 2).
+    fraction : float in (0, 1)
+        Share of the rows held out.
+    seed : int
+        Seed of the permutation.
+    fold : int, default=0
+        Which block of ``n_held`` rows of the permutation is held out; it must start
+        inside the permutation and leave at least one row to train on.
+
+    Returns
+    -------
+    train : ndarray of int
+        Sorted indices of the rows the ensemble is grown on.
+    held_out : ndarray of int
+        Sorted indices of the rows its vote is certified on.
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.protocols.held_out import validation_rows
+    >>> train, held_out = validation_rows(10, 0.25, seed=0)
+    >>> train.size, held_out.size
+    (7, 3)
+    >>> sorted(set(train) | set(held_out)) == list(range(10))
+    True
+    >>> other = validation_rows(10, 0.25, seed=0, fold=1)[1]
+    >>> other.size, set(other) & set(held_out)
+    (3, set())
+    """
+    n_held = min(max(int(np.ceil(fraction * n_samples)), 1), n_samples - 1)
+    start = int(fold) * n_held
+    if not 0 <= start < n_samples or n_samples - min(n_held, n_samples - start) < 1:
+        raise ValueError(
+            f"Fold {fold} of validation_fraction={fraction} does not fit in {n_samples} rows: "
+            f"{fold} disjoint held-out sets of {n_held} rows come before it."
+        )
+    perm = np.random.RandomState(seed).permutation(n_samples)
+    held = perm[start : start + n_held]
+    train = np.concatenate([perm[:start], perm[start + n_held :]])
+    return np.sort(train), np.sort(held)
+
+
+def rows_seed(random_state):
+    """The seed every draw of a hold-out's rows is made from, given its ``random_state``.
+
+    ``HoldOutBoundClassifier(random_state=r)`` draws its held-out rows (and the rows of its
+    sample protocol) from ``rows_seed(r)``; ``CertifiedVoteClassifier`` draws its sample of
+    ``train_size`` rows from the same seed, so both hold the same rows in memory.
+
+    Parameters
+    ----------
+    random_state : int, RandomState instance or None
+
+    Returns
+    -------
+    seed : int
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.protocols.held_out import rows_seed
+    >>> rows_seed(0) == rows_seed(0)
+    True
+    """
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def training_rows(n_samples, train_size, seed):
+    """The ``train_size`` rows the voters are grown on, drawn from the seed and ``n_samples``.
+
+    ``train_size`` distinct rows drawn by :func:`~skpacbayes.engine.sampling.draw_rows`
+    (uniformly without replacement by ``numpy.random.default_rng(seed)``); neither ``X``
+    nor ``y`` is read, so every other row is an i.i.d. sample independent of them.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of rows.
+    train_size : int
+        Rows drawn, ``1 <= train_size <= n_samples - 1`` (at least one row is held out).
+    seed : int
+        Seed of the draw.
+
+    Returns
+    -------
+    train : ndarray of int
+        Sorted indices of the drawn rows.
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.protocols.held_out import training_rows
+    >>> training_rows(10, 3, seed=0).size
+    3
+    """
+    if not 1 <= train_size <= n_samples - 1:
+        raise ValueError(
+            f"train_size={train_size} must leave at least one of the n_samples={n_samples} "
+            "rows to certify on: 1 <= train_size <= n_samples - 1."
+        )
+    return draw_rows(n_samples, train_size, seed)
+
+
+class RecodedVoters:
+    """A fitted bank whose votes are mapped by ``codes`` (its classes -> the estimator's).
+
+    Parameters
+    ----------
+    voters : voter bank
+        Fitted.
+    codes : ndarray of int
+        ``codes[i]``: index, among ``n_classes``, of the bank's class ``i``.
+    n_classes : int
+        Number of classes of the mapped votes.
+    """
+
+    def __init__(self, voters, codes, n_classes):
+        self.voters = voters
+        self.codes = np.asarray(codes)
+        self.n_classes_ = int(n_classes)
+        self.n_voters_ = voters.n_voters_
+
+    def votes(self, X):
+        """Votes of the bank on ``X``, mapped by ``codes``."""
+        return self.codes[self.voters.votes(X)]
+
+
+def held_out_classes(voters, classes):
+    """The estimator's classes: ``y``'s, widened to every class prefit voters know (so that
+    ``predict`` may return any of them); labels they do not know are refused by their
+    ``fit``.
+
+    Parameters
+    ----------
+    voters : voter bank, scikit-learn classifier or None
+        The estimator's ``voters`` parameter.
+    classes : ndarray
+        The sorted labels of ``y``.
+
+    Returns
+    -------
+    classes : ndarray
+    """
+    from skpacbayes.voters import PrefitVoters
+
+    if not isinstance(voters, PrefitVoters):
+        return classes
+    known = voters.known_classes()
+    return known if np.isin(classes, known).all() else classes
+
+
+def grown_voters(voters, X, y, seed, n_jobs):
+    """A fitted voter bank grown on ``(X, y)`` only (the training rows of a hold-out).
+
+    Parameters
+    ----------
+    voters : voter bank, scikit-learn classifier or None
+        A bank is cloned and fitted (``PrefitVoters`` of one model: the model itself,
+        :meth:`~skpacbayes.voters.PrefitVoters.deployed_voters`); a classifier is cloned,
+        fitted and its members become the voters
+        (:func:`~skpacbayes.voters._prefit.grown_members`: no same-rows check, since the hold-out
+        grew them on these rows on purpose and certifies them on others); ``None`` grows
+        ``RandomForestClassifier(n_estimators=200)``.
+    X, y : ndarray
+        The training rows.
+    seed : int
+        ``random_state`` of the bank or classifier when it has one left at None.
+    n_jobs : int or None
+        ``n_jobs`` of the bank or classifier when it has one left at None.
+
+    Returns
+    -------
+    bank : fitted voter bank
+    """
+    from sklearn.ensemble import RandomForestClassifier
+
+    from skpacbayes.voters._base import check_float32_range, resolve_voters
+    from skpacbayes.voters._prefit import grown_members
+
+    if voters is not None and hasattr(voters, "votes"):
+        bank = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
+        # prefit models: the model itself, if one (as with every row, certify_halves)
+        return bank.deployed_voters() if hasattr(bank, "deployed_voters") else bank
+    if voters is None:
+        voters = RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS)
+    if _grows_trees(voters):  # sklearn's own error would not say what is wrong with X
+        check_float32_range(X, type(voters).__name__)
+    est = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
+    return grown_members(est, X, y, n_jobs=n_jobs)
+
+
+def _grows_trees(estimator):
+    """Whether ``estimator`` grows scikit-learn decision trees (on float32 features)."""
+    from sklearn.ensemble import (
+        AdaBoostClassifier,
+        BaggingClassifier,
+        ExtraTreesClassifier,
+        GradientBoostingClassifier,
+        RandomForestClassifier,
+    )
+    from sklearn.tree import BaseDecisionTree
+
+    if isinstance(estimator, AdaBoostClassifier | BaggingClassifier):  # None: a tree
+        return estimator.estimator is None or _grows_trees(estimator.estimator)
+    trees = (BaseDecisionTree, RandomForestClassifier, ExtraTreesClassifier)
+    return isinstance(estimator, (*trees, GradientBoostingClassifier))
+
+
+def plain_vote_counts(bank, codes, n_classes, X):
+    """``count(voters, rows)``: errors of the plain vote of ``voters`` on the mask ``rows``,
+    and the rows, of each true class (two arrays of shape ``(n_classes,)``).
+
+    One pass over ``X`` per call (in memory, the votes are kept between calls): block by
+    block on the workers for a dask array. The errors of exactly what ``predict`` returns:
+    a tie goes to the first class of largest score, as in ``predict``.
+
+    Parameters
+    ----------
+    bank : fitted voter bank
+    codes : ndarray of int
+        The bank's classes among the estimator's ``n_classes``.
+    n_classes : int
+    X : {ndarray, sparse matrix, dask array}
+        The rows.
+
+    Returns
+    -------
+    count : callable
+        ``count(voters, rows, y_idx)`` with ``voters`` the indices of the voting voters,
+        ``rows`` a boolean mask of the rows and ``y_idx`` the true class indices of every row.
+    """
+    from skpacbayes.engine.passes import VotePasses
+
+    recoded = RecodedVoters(bank, codes, n_classes)
+    if np.array_equal(codes, np.arange(n_classes)):  # the bank's own votes: those of a
+        recoded = bank  # shared_votes block (a benchmark's) are read, not recomputed
+    if is_dask_input(X):
+        from skpacbayes.engine.dask_passes import DaskVotePasses
+
+        passes = DaskVotePasses(recoded, X)
+    else:
+        passes = VotePasses(recoded, X)
+
+    def count(voters, rows, y_idx):
+        weights = np.zeros(bank.n_voters_)
+        weights[voters] = 1.0
+        return passes.class_vote_errors(y_idx, weights, n_classes, rows, ties="first")
+
+    return count
+
+
+def _class_vote_errors(votes, codes, y_idx, n_classes):
+    """Errors of what ``predict`` returns, the plain vote (ties to the first class), votes
+    mapped by ``codes``: the errors and the rows of each true class."""
+    from skpacbayes.engine.vote import vote_errors
+
+    ones = np.ones(votes.shape[1])
+    wrong = vote_errors(codes[votes], y_idx, ones, n_classes, ties="first")
+    return (
+        np.bincount(y_idx[wrong], minlength=n_classes),
+        np.bincount(y_idx, minlength=n_classes),
+    )
+
+
+def _share(spec, n_statements, n_classes):
+    """Each held-out statement's share of ``delta`` (and of each class's, per class)."""
+    return spec.bound.share(spec.delta, n_statements, n_classes if spec.per_class else None)
+
+
+def count_fraction(spec, X, y, y_idx, classes, fraction, fold=0):
+    """Grow the voters on the rows one fraction leaves and count their errors on the others.
+
+    Parameters
+    ----------
+    spec : HeldOutSpec
+    X : {ndarray, sparse matrix} of shape (n_rows, n_features)
+    y : ndarray of shape (n_rows,)
+        Labels.
+    y_idx : ndarray of shape (n_rows,)
+        Their indices among ``classes``.
+    classes : ndarray
+        The estimator's classes.
+    fraction : float in (0, 1)
+        Share of the rows held out.
+    fold : int, default=0
+        Which block of the permutation is held out (:func:`validation_rows`).
+
+    Returns
+    -------
+    counted : HeldOutCount
+    """
+    train, held = validation_rows(X.shape[0], fraction, spec.seed, fold=fold)
+    if np.unique(y_idx[train]).size < 2:
+        raise ValueError(
+            f"The {train.size} training rows left by validation_fraction={fraction} hold a "
+            "single class; use a smaller validation_fraction or more data."
+        )
+    bank = grown_voters(spec.voters, X[train], y[train], spec.seed, spec.n_jobs)
+    codes = np.searchsorted(classes, np.asarray(bank.classes_))
+    errors, sizes = _class_vote_errors(bank.votes(X[held]), codes, y_idx[held], classes.size)
+    return HeldOutCount(bank, codes, held, errors, sizes, int(train.size))
+
+
+def certify_count(spec, counted, details):
+    """The certificate of one counted vote at ``spec.delta`` (one statement).
+
+    Parameters
+    ----------
+    spec : HeldOutSpec
+    counted : HeldOutCount
+    details : dict
+        Recorded in the certificate.
+
+    Returns
+    -------
+    result : HeldOutResult
+    """
+    weights = np.ones(counted.voters.n_voters_)
+    certified = certify(
+        HeldOutStatement(
+            spec.bound,
+            0,
+            (counted.errors,),
+            (counted.size,),
+            float(spec.delta),
+            counted.voters.n_voters_,
+            weights,
+            [(counted.class_errors, counted.class_sizes)] if spec.per_class else None,
+            details=details,
+        )
+    )
+    return HeldOutResult(
+        counted.voters, counted.codes, weights, counted.held, None, None, certified.certificate
+    )
+
+
+def certify_fractions(spec, X, y, y_idx, classes, fractions, fold=0):
+    """Fraction protocol: one vote per validation fraction, the statement of lowest bound
+    deployed, ``delta`` split evenly over the fractions.
+
+    Parameters
+    ----------
+    spec : HeldOutSpec
+    X, y, y_idx, classes
+        The validated rows, their labels and class indices, the estimator's classes.
+    fractions : tuple of float
+        The validation fractions, in order.
+    fold : int, default=0
+        Which block of each fraction's permutation is held out.
+
+    Returns
+    -------
+    result : HeldOutResult
+    """
+    share = _share(spec, len(fractions), classes.size)
+    counts, values, best = [], [], None
+    for f in fractions:
+        start = time.perf_counter()
+        counted = count_fraction(spec, X, y, y_idx, classes, f, fold)
+        # the statement's bound, to keep the best vote only (the certify step recomputes it)
+        values.append(spec.bound.statement(counted.errors, counted.size, share))
+        counts.append((counted.class_errors, counted.class_sizes))
+        spec.report(
+            f"fraction {f} (grown on {counted.n_train} rows)",
+            counted.errors,
+            counted.size,
+            values[-1],
+            start,
+        )
+        if best is None or values[-1] < values[best[0]]:
+            best = (len(values) - 1, counted)
+    index, counted = best
+    weights = np.ones(counted.voters.n_voters_)
+    certified = certify(
+        HeldOutStatement(
+            spec.bound,
+            index,
+            tuple(int(e.sum()) for e, _ in counts),
+            tuple(int(s.sum()) for _, s in counts),
+            float(spec.delta),
+            counted.voters.n_voters_,
+            weights,
+            counts if spec.per_class else None,
+            details={
+                "validation_fractions": fractions,
+                "training_rows": int(X.shape[0] - counted.size),
+            },
+        )
+    )
+    return HeldOutResult(
+        counted.voters,
+        counted.codes,
+        weights,
+        counted.held,
+        fractions[index],
+        None,
+        certified.certificate,
+    )
+
+
+def certify_halves(spec, X, y, y_idx, classes):
+    """Halves protocol: a bank that brings its own evaluation rule; the plain vote of each
+    group of voters certified on the rows it may be evaluated on, the tightest deployed.
+
+    The halves of a split bank (:class:`~skpacbayes.voters.SplitForest`), each certified on
+    the other half at ``delta / 2``; a bank that is not split (fixed voters:
+    :class:`~skpacbayes.voters.PrefitVoters`, :class:`~skpacbayes.voters.StumpBank`) on every
+    row it may be evaluated on, at ``delta``.
+
+    Parameters
+    ----------
+    spec : HeldOutSpec
+    X, y, y_idx, classes
+        The validated rows (in memory or a dask array), labels, class indices, classes.
+
+    Returns
+    -------
+    result : HeldOutResult
+    """
+    from skpacbayes.engine.dask_passes import WHAT_WORKS
+    from skpacbayes.engine.statistics import EvaluationScheme
+    from skpacbayes.voters import SplitForest
+    from skpacbayes.voters._base import fit_without_rows, resolve_voters
+
+    if spec.voters is not None and not hasattr(spec.voters, "votes"):
+        raise ValueError(
+            "voters must be a voter bank (e.g. SplitForest) with validation_fraction=None; "
+            f"got {type(spec.voters).__name__}. Set validation_fraction to grow a "
+            "scikit-learn classifier on part of the rows."
+        )
+    start = time.perf_counter()
+    default = SplitForest(n_estimators=DEFAULT_N_ESTIMATORS)
+    bank = resolve_voters(spec.voters, default, spec.seed, spec.n_jobs)
+    if is_dask_input(X):
+        fit_without_rows(bank, X, classes, WHAT_WORKS)
+    else:
+        bank.fit(X, y)
+    if hasattr(bank, "deployed_voters"):  # prefit models: the model itself, if one
+        bank = bank.deployed_voters()
+    if getattr(bank, "is_out_of_bag", False):
+        raise ValueError(
+            "This estimator evaluates voters on two halves or on every example and cannot "
+            "use an out-of-bag voter bank (OutOfBagVoters), whose voters may each only be "
+            "evaluated on their own out-of-bag rows. Use FirstOrderBoundClassifier("
+            "posterior='categorical') or SecondOrderBoundClassifier(posterior='categorical') "
+            "with it."
+        )
+    codes = np.searchsorted(classes, np.asarray(bank.classes_))
+    count = plain_vote_counts(bank, codes, classes.size, X)
+    groups = EvaluationScheme.from_voters(bank, np.asarray(bank.sample_groups_).size).groups
+    share = _share(spec, len(groups), classes.size)
+    counts, values = [], []
+    for g in groups:
+        rows = np.zeros(X.shape[0], dtype=bool)
+        rows[g.samples] = True
+        counts.append(count(g.voters, rows, y_idx))
+        k = int(counts[-1][0].sum())
+        # the statement's bound for the progress line (the certify step computes its own)
+        values.append(spec.bound.statement(k, g.samples.size, share))
+        spec.report(
+            f"statement {len(values)} of {len(groups)}", k, g.samples.size, values[-1], start
+        )
+    half = int(np.argmin(values))
+    weights = np.zeros(bank.n_voters_)
+    weights[groups[half].voters] = 1.0
+    certified = certify(
+        HeldOutStatement(
+            spec.bound,
+            half,
+            tuple(int(e.sum()) for e, _ in counts),
+            tuple(int(g.samples.size) for g in groups),
+            float(spec.delta),
+            int(bank.n_voters_),
+            weights,
+            counts if spec.per_class else None,
+            details={"half": half, "bounds_per_half": tuple(values)},
+        )
+    )
+    return HeldOutResult(
+        bank, codes, weights, groups[half].samples, None, half, certified.certificate
+    )
+
+
+def certify_sample(spec, X, y, y_idx, classes, train_size):
+    """Sample protocol: the voters grown on ``train_size`` rows drawn from the seed and the
+    number of rows alone, certified on every other row (one statement at ``delta``).
+
+    On a dask array only the drawn rows are brought into memory; the others are counted block
+    by block on the workers.
+
+    Parameters
+    ----------
+    spec : HeldOutSpec
+    X, y, y_idx, classes
+        The validated rows (in memory or a dask array), labels, class indices, classes.
+    train_size : int
+        Rows drawn.
+
+    Returns
+    -------
+    result : HeldOutResult
+    """
+    n_rows = X.shape[0]
+    train = training_rows(n_rows, int(train_size), spec.seed)
+    if is_dask_input(X):
+        import dask
+
+        X_train, y_train = dask.compute(X[train], y[train])
+    else:
+        X_train, y_train = X[train], y[train]
+    if np.unique(y_train).size < 2:
+        raise ValueError(
+            f"The {train.size} training rows drawn for train_size={train_size} hold "
+            "a single class; use a larger train_size."
+        )
+    bank = grown_voters(spec.voters, X_train, y_train, spec.seed, spec.n_jobs)
+    del X_train, y_train
+    codes = np.searchsorted(classes, np.asarray(bank.classes_))
+    held = np.ones(n_rows, dtype=bool)
+    held[train] = False
+    errors, sizes = plain_vote_counts(bank, codes, classes.size, X)(
+        np.arange(bank.n_voters_), held, y_idx
+    )
+    counted = HeldOutCount(bank, codes, np.flatnonzero(held), errors, sizes, int(train.size))
+    return certify_count(spec, counted, {"train_size": int(train.size)})
