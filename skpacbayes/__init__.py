@@ -5,7 +5,7 @@ probability at least ``1 - delta`` over the training sample, it upper-bounds
 the true error rate of the deterministic majority vote that ``predict`` uses.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 from skpacbayes.classifiers import (  # noqa: E402
     BinomialBoundClassifier,

@@ -1,7 +1,9 @@
 """Command line: ``skpacbayes compare ...`` (and ``python -m skpacbayes``).
 
-With no arguments, a fast demo of ``compare`` on scikit-learn's embedded
-breast cancer data. Every argument is checked before any work starts.
+With no arguments (or ``--quiet`` alone), a fast demo of ``compare`` on scikit-learn's
+embedded breast cancer data. Every argument is checked before any work starts. The methods,
+their descriptions, the posterior families, the data sets and the version are read from the
+library (``skpacbayes.benchmark.REGISTRY``, ``skpacbayes.datasets``).
 """
 
 import argparse
@@ -11,44 +13,11 @@ import shlex
 import sys
 from pathlib import Path
 
-__all__ = ["main"]
+from skpacbayes import __version__
+from skpacbayes.benchmark import FAMILIES, REGISTRY
+from skpacbayes.datasets import DATASET_NAMES, EMBEDDED_DATASETS
 
-# Kept here rather than imported so that --help and --version stay fast (no torch import);
-# tests check them against skpacbayes.benchmark.METHODS and skpacbayes.datasets.
-_METHOD_NAMES = (
-    "FO",
-    "SO",
-    "Bin",
-    "CBound",
-    "VC",
-    "Partition",
-    "Occam",
-    "Vote",
-    "HoldOut",
-    "HO10",
-    "HO20",
-    "HO50",
-    "OOB-FO",
-    "OOB-SO",
-    "Certified",
-)
-_FAMILIES = ("categorical", "dirichlet", "gaussian")
-_REFERENCE_DATASETS = (
-    "adult",
-    "codrna",
-    "haberman",
-    "mushroom",
-    "phishing",
-    "svmguide1",
-    "tictactoe",
-    "fashion_mnist",
-    "mnist",
-    "pendigits",
-    "protein",
-    "sensorless",
-)
-_EMBEDDED_DATASETS = ("breast_cancer", "digits", "wine", "iris")
-_VERSION = "0.1.0"  # skpacbayes.__version__ (checked by the tests)
+__all__ = ["main"]
 
 #: the no-argument demo: every argument of ``compare`` that sets its numbers
 _DEMO = {
@@ -61,13 +30,13 @@ _DEMO = {
     "n_jobs": 1,
 }
 _DEMO_TEXT = (
-    "With no arguments, skpacbayes runs a fast demo: `compare` on the embedded breast cancer "
-    "data, {seeds} seed (one stratified 80/20 split), every method with the {posterior} "
-    "posterior, at most {max_epochs} epochs, decision stumps for the bounds and forests of "
-    "{n_estimators} trees for the votes of trees, delta = {delta}, {n_jobs} process "
-    "(--posteriors categorical dirichlet gaussian for every family); the Certified column is "
+    "With no arguments (or --quiet alone), skpacbayes runs a fast demo: `compare` on the "
+    "embedded breast cancer data, {seeds} seed (one stratified 80/20 split), every method "
+    "with the {posterior} posterior, at most {max_epochs} epochs, decision stumps for the "
+    "bounds and forests of {n_estimators} trees for the votes of trees, delta = {delta}, "
+    "{n_jobs} process (--posteriors {families} for every family); the Certified column is "
     "CertifiedVoteClassifier, the recommended estimator."
-).format(posterior=" and ".join(_DEMO["posteriors"]), **_DEMO)
+).format(posterior=" and ".join(_DEMO["posteriors"]), families=" ".join(FAMILIES), **_DEMO)
 
 
 def _positive_int(text):
@@ -125,13 +94,42 @@ def _output(suffixes):
     return check
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout, except that the lines of the method list (indented) are kept
+    as they are: one line per method."""
+
+    def _fill_text(self, text, width, indent):
+        fill = super()._fill_text
+        return "\n".join(
+            line if line.startswith("  ") else fill(line, width, indent)
+            for line in text.split("\n")
+        )
+
+
+def _method_lines():
+    """The methods of the registry, one line each (the name, then its description)."""
+    width = max(map(len, REGISTRY))
+    return "\n".join(f"  {name:<{width}}  {m.description}" for name, m in REGISTRY.items())
+
+
+_METHODS_TEXT = "Methods (--methods; default: all):\n" + _method_lines()
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog="skpacbayes",
         description="Certified PAC-Bayes majority votes: compare bounds on a dataset.",
-        epilog=_DEMO_TEXT + " Run `skpacbayes compare --help` for the options.",
+        epilog=(
+            f"{_DEMO_TEXT}\n\n{_METHODS_TEXT}\n\nRun `skpacbayes compare --help` for the options."
+        ),
+        formatter_class=_Formatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_VERSION}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    quiet = (
+        "no progress report on stderr (by default: a bar on a terminal, one line per "
+        "finished fit in a log or a pipe)"
+    )
+    parser.add_argument("--quiet", dest="demo_quiet", action="store_true", help=quiet)
     sub = parser.add_subparsers(dest="command")
     cmp = sub.add_parser(
         "compare",
@@ -141,10 +139,13 @@ def _parser():
             "splits of one dataset and print certified bound / test error tables."
         ),
         epilog=(
-            f"Data sets: {', '.join(_EMBEDDED_DATASETS)} (embedded in scikit-learn) and "
-            f"{', '.join(_REFERENCE_DATASETS)} (read from --data-home; missing files are "
-            "downloaded, or taken from the mirror named by $SKPACBAYES_DATA_MIRROR). " + _DEMO_TEXT
+            f"{_METHODS_TEXT}\n\n"
+            f"Data sets: {', '.join(EMBEDDED_DATASETS)} (embedded in scikit-learn) and "
+            f"{', '.join(DATASET_NAMES)} (read from --data-home; missing files are "
+            "downloaded, or taken from the mirror named by $SKPACBAYES_DATA_MIRROR).\n\n"
+            + _DEMO_TEXT
         ),
+        formatter_class=_Formatter,
     )
     cmp.add_argument(
         "--dataset",
@@ -165,18 +166,25 @@ def _parser():
     cmp.add_argument(
         "--methods",
         nargs="+",
-        choices=_METHOD_NAMES,
+        choices=tuple(REGISTRY),
         default=None,
         metavar="METHOD",
-        help=f"{' '.join(_METHOD_NAMES)} (default: all)",
+        help="methods to run, among those listed below (default: all)",
     )
     cmp.add_argument(
         "--posteriors",
         nargs="+",
-        choices=_FAMILIES,
+        choices=FAMILIES,
         default=None,
         metavar="FAMILY",
-        help=f"{' '.join(_FAMILIES)} (default: all)",
+        help=f"{' '.join(FAMILIES)} (default: all; each method runs with those it certifies)",
+    )
+    cmp.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        help="run the valid (method, posterior) pairs of --methods x --posteriors and name the "
+        "others (by default a pair that cannot run on the dataset is refused: exit status 2, "
+        "naming each pair and why)",
     )
     cmp.add_argument(
         "--delta", type=_delta, default=0.05, help="confidence parameter in (0, 1) (default: 0.05)"
@@ -200,12 +208,7 @@ def _parser():
     cmp.add_argument(
         "--n-jobs", type=_n_jobs, default=1, help="parallel fits, -1: all CPUs (default: 1)"
     )
-    cmp.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress report on stderr (by default: a bar on a terminal, one line per "
-        "finished fit in a log or a pipe)",
-    )
+    cmp.add_argument("--quiet", action="store_true", help=quiet)
     return parser
 
 
@@ -224,7 +227,7 @@ def main(argv=None):
     Parameters
     ----------
     argv : list of str, optional
-        Arguments (default: ``sys.argv[1:]``); empty runs the demo.
+        Arguments (default: ``sys.argv[1:]``); none, or ``--quiet`` alone, runs the demo.
 
     Returns
     -------
@@ -232,25 +235,32 @@ def main(argv=None):
         Exit status: 0 on success, 1 on a data or run error, 2 on a usage error.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
-    if not argv:  # fast demo on embedded data
-        argv = _demo_argv()
-        print(f"skpacbayes demo. {_DEMO_TEXT}", file=sys.stderr)
-        print(f"The same table: skpacbayes {shlex.join(argv)}", file=sys.stderr)
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command != "compare":
-        parser.print_help()
-        return 2
+    if args.command is None:  # the default job: a fast demo on embedded data
+        argv = _demo_argv() + (["--quiet"] if args.demo_quiet else [])
+        print(f"skpacbayes demo. {_DEMO_TEXT}", file=sys.stderr)
+        print(f"The same table: skpacbayes {shlex.join(argv)}", file=sys.stderr)
+        args = parser.parse_args(argv)
+    quiet = args.quiet or args.demo_quiet
     if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
         parser.error("argument --plot: needs matplotlib (pip install matplotlib)")
     from skpacbayes.benchmark import (
         UnsupportedRequestError,
+        check_request,
         compare,
         format_table,
+        invalid_pairs,
         plot_results,
     )
 
     try:
+        if args.skip_invalid:  # say what is skipped before the fits (compare checks it again)
+            check_request(args.dataset, args.methods, args.posteriors, skip_invalid=True)
+            skipped = invalid_pairs(args.dataset, args.methods, args.posteriors)
+            if skipped:
+                pairs = "; ".join(f"{m}/{f} ({why})" for (m, f), why in skipped.items())
+                print(f"skpacbayes compare: skipping {pairs}", file=sys.stderr)
         result = compare(
             args.dataset,
             data_home=args.data_home,
@@ -261,7 +271,8 @@ def main(argv=None):
             max_epochs=args.max_epochs,
             n_estimators=args.n_estimators,
             n_jobs=args.n_jobs,
-            progress=not args.quiet,
+            progress=not quiet,
+            skip_invalid=args.skip_invalid,
         )
     except UnsupportedRequestError as exc:  # a usage error, found before any fit
         print(f"skpacbayes compare: error: {exc}", file=sys.stderr)

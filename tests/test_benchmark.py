@@ -100,6 +100,7 @@ def test_compare_runs_costly_fits_first_and_keeps_the_rows_in_order():
         max_epochs=2,
         n_estimators=6,
         progress=False,
+        skip_invalid=True,
     )
     parallel = compare("iris", n_jobs=2, **kwargs)
     sequential = compare("iris", n_jobs=1, **kwargs)
@@ -183,17 +184,32 @@ def test_cli_missing_files_offline(tmp_path, capsys, monkeypatch):
     assert "'mnist'" in err and "SKPACBAYES_DATA_MIRROR" in err
 
 
-def test_cli_help_lists_every_method():
-    from skpacbayes.__main__ import _METHOD_NAMES
+def test_cli_help_lists_every_method_of_the_registry(capsys):
+    """--help and compare --help: one line per method of the registry, with its description."""
+    assert tuple(METHODS) == tuple(benchmark.REGISTRY)
+    for argv in (["--help"], ["compare", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        lines = capsys.readouterr().out.splitlines()
+        for name, method in benchmark.REGISTRY.items():
+            assert [line.split(None, 1) for line in lines].count([name, method.description]) == 1
 
-    assert tuple(METHODS) == _METHOD_NAMES
+
+def test_cli_takes_its_names_from_the_library():
+    """The methods, families and data sets the command line accepts are the library's."""
+    args = cli._parser().parse_args(
+        ["compare", "--methods", *benchmark.REGISTRY, "--posteriors", *benchmark.FAMILIES]
+    )
+    assert args.methods == list(benchmark.REGISTRY) and args.posteriors == list(benchmark.FAMILIES)
+    assert tuple(benchmark.FAMILIES) == ("categorical", "dirichlet", "gaussian")
+    for name in (*DATASET_NAMES, *EMBEDDED_DATASETS):
+        assert cli._parser().parse_args(["compare", "--dataset", name]).dataset == name
 
 
-def test_cli_constants_match_the_library():
-    assert cli._VERSION == skpacbayes.__version__
-    assert cli._REFERENCE_DATASETS == DATASET_NAMES
-    assert cli._EMBEDDED_DATASETS == EMBEDDED_DATASETS
-    assert cli._FAMILIES == benchmark.FAMILIES
+def test_version_is_the_installed_distribution_version():
+    from importlib.metadata import version
+
+    assert skpacbayes.__version__ == version("skpacbayes")
 
 
 def test_method_names_are_the_certificate_names():
@@ -319,6 +335,90 @@ def test_cli_refuses_a_request_it_cannot_honour(methods, refused, capsys, monkey
     assert "Vote (gaussian)" in captured.err and "Occam (categorical)" in captured.err
     with pytest.raises(benchmark.UnsupportedRequestError, match="CBound runs on binary"):
         compare("iris", methods=["CBound"], progress=False)
+
+
+ISSUE_REQUEST = ["--methods", "FO", "SO", "HoldOut", "Certified"]
+
+
+def test_cli_refuses_every_pair_it_cannot_run(tmp_path, capsys, monkeypatch):
+    """Named methods and posteriors: a pair that cannot run is refused (exit 2, before any fit,
+    no CSV), every such pair named with its reason; the valid ones are not run silently."""
+
+    def forbidden(*a, **k):
+        raise AssertionError("fitted before the request was checked")
+
+    monkeypatch.setattr(_runner, "_fit_one", forbidden)
+    out = tmp_path / "rows.csv"
+    argv = ["compare", "--dataset", "wine", "--posteriors", "categorical", "dirichlet"]
+    assert main([*argv, *ISSUE_REQUEST, "--quiet", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and not out.exists()
+    err = " ".join(captured.err.split())
+    for method in ("FO", "SO", "HoldOut", "Certified"):
+        assert f"{method} with posterior dirichlet" in err
+    assert "FO needs categorical or gaussian; SO needs categorical or gaussian" in err
+    assert "HoldOut needs categorical; Certified needs categorical" in err
+    assert "--skip-invalid" in err
+    with pytest.raises(benchmark.UnsupportedRequestError, match="FO with posterior dirichlet"):
+        compare("wine", methods=["FO"], posteriors=["categorical", "dirichlet"], progress=False)
+    assert benchmark.invalid_pairs("wine", ["FO"], ["categorical", "dirichlet"]) == {
+        ("FO", "dirichlet"): "needs categorical or gaussian"
+    }
+    # left to their defaults, the methods (or the families) run with what applies
+    assert benchmark.invalid_pairs("wine", posteriors=["categorical", "dirichlet"]) == {}
+    assert benchmark.invalid_pairs("wine", ["FO", "HoldOut"]) == {}
+
+
+def test_cli_skip_invalid_runs_the_valid_pairs_and_names_the_others(tmp_path, capsys):
+    """--skip-invalid: the valid pairs run (their CSV rows written), the others are named on
+    stderr and in the table's notes; a request with no valid pair is still refused."""
+    out = tmp_path / "rows.csv"
+    argv = ["compare", "--dataset", "iris", "--seeds", "1", "--max-epochs", "2"]
+    argv += ["--n-estimators", "6", "--quiet", "--out", str(out), "--skip-invalid"]
+    methods = ["--methods", "FO", "Partition", "HoldOut"]
+    assert main([*argv, *methods, "--posteriors", "categorical", "dirichlet"]) == 0
+    captured = capsys.readouterr()
+    skipped = "FO/dirichlet (needs categorical or gaussian); HoldOut/dirichlet (needs categorical)"
+    assert f"skpacbayes compare: skipping {skipped}" in captured.err
+    assert f"Skipped as asked (--skip-invalid), not valid here: {skipped}." in captured.out
+    assert "| method | categorical | dirichlet |" in captured.out
+    rows = [line.split(",")[2:4] for line in out.read_text().splitlines()[1:]]
+    assert sorted(map(tuple, rows)) == sorted(
+        [
+            ("FO", "categorical"),
+            ("Partition", "categorical"),
+            ("Partition", "dirichlet"),
+            ("HoldOut", "categorical"),
+            *[(m, "best") for m in ("FO", "Partition", "HoldOut", "All")],
+        ]
+    )
+    assert main([*argv, "--methods", "CBound"]) == 2
+    assert "CBound runs on binary tasks only" in capsys.readouterr().err
+
+
+def test_cli_quiet_without_a_subcommand_is_the_quiet_demo(monkeypatch, capsys):
+    """``skpacbayes --quiet`` runs the demo as ``compare --quiet`` with the demo's settings."""
+    seen = []
+
+    def fake_compare(dataset, **kwargs):
+        seen.append(dict(kwargs, dataset=dataset))
+        row = dict(dataset=dataset, seed=0, method="Occam", posterior="categorical", bound=0.3)
+        row.update(test_error=0.1, train_error=0.05, fit_time=1.0, n_iter=3, delta=0.05)
+        rows = [row, dict(row, posterior="best", chosen="categorical")]
+        return CompareResult(dataset, rows, {"seeds": 1, "delta": 0.05})
+
+    monkeypatch.setattr(benchmark, "compare", fake_compare)
+    assert main(["--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert seen[0]["progress"] is False
+    (command,) = [
+        line.split(": ", 1)[1] for line in captured.err.splitlines() if "same table" in line
+    ]
+    assert command.endswith(" --quiet")
+    assert main(shlex.split(command)[1:]) == 0
+    assert seen[1] == seen[0] and capsys.readouterr().out == captured.out
+    assert main(["--quiet", "compare", "--dataset", "iris"]) == 0
+    assert seen[2]["progress"] is False and seen[2]["dataset"] == "iris"
 
 
 def test_tables_explain_their_columns_and_one_seed_has_no_spread():

@@ -409,9 +409,9 @@ def test_abstract_base_refuses_to_fit(cancer):
 
 
 def test_benchmark_never_fits_vc_on_multiclass():
-    from skpacbayes.benchmark._methods import FAMILIES, METHODS, _valid_pairs
+    from skpacbayes.benchmark._request import _plan
 
-    multi = _valid_pairs(list(METHODS), FAMILIES, 3, lambda m: m != "VC")
-    binary = _valid_pairs(list(METHODS), FAMILIES, 2, lambda m: False)
+    multi = _plan(3, None, None, explicit=False).pairs
+    binary = _plan(2, None, None, explicit=False).pairs
     assert not [p for p in multi if p[0] == "VC"]
     assert ("VC", "categorical") in binary

@@ -10,10 +10,15 @@ families), so that row is itself a certificate. The strategy rows (``STRATEGIES`
 certify genuine votes of trees: the Gaussian PAC-Bayes vote, the hold-out votes (the
 halves of a split forest, or a forest grown on ``1 - f`` of the rows and certified on
 the held-out ``f``) and :class:`~skpacbayes.CertifiedVoteClassifier` with its defaults.
+The methods are the entries of ``REGISTRY`` (``METHODS`` and ``STRATEGIES`` are its views);
+an asked (method, posterior) pair that cannot run on the task is refused before any work
+starts (:func:`check_request`), or skipped and named with ``skip_invalid=True``.
 """
 
 # Layout (each private module is named for what it holds):
-#   _methods.py    the methods: their estimators and voters, the valid (method, posterior) pairs
+#   _methods.py    the registry of the methods (REGISTRY): for each its estimator and how it is
+#                  built, its voters, its families and its description; METHODS and STRATEGIES
+#   _request.py    the check of a request: the pairs it runs, those it cannot run and why
 #   _runner.py     compare: the splits, the shared voter banks, the fits, the best-of rows
 #   _result.py     CompareResult and its summary over seeds
 #   _report.py     the text tables and the plot of a result
@@ -22,11 +27,14 @@ the held-out ``f``) and :class:`~skpacbayes.CertifiedVoteClassifier` with its de
 
 # Names of the command line and the tables beyond ``__all__`` are re-exported with "as".
 from skpacbayes.benchmark._methods import FAMILIES as FAMILIES
-from skpacbayes.benchmark._methods import METHODS, UnsupportedRequestError, check_request
+from skpacbayes.benchmark._methods import METHODS
+from skpacbayes.benchmark._methods import REGISTRY as REGISTRY
 from skpacbayes.benchmark._methods import STRATEGIES as STRATEGIES
 from skpacbayes.benchmark._report import COLUMNS as COLUMNS
 from skpacbayes.benchmark._report import format_table
 from skpacbayes.benchmark._report import plot_results as plot_results
+from skpacbayes.benchmark._request import UnsupportedRequestError, check_request
+from skpacbayes.benchmark._request import invalid_pairs as invalid_pairs
 from skpacbayes.benchmark._result import CompareResult
 from skpacbayes.benchmark._result import summarize as summarize
 from skpacbayes.benchmark._runner import compare

@@ -1,27 +1,13 @@
 """The report of a comparison: its text tables and its plot of bound against test error."""
 
-from skpacbayes.benchmark._methods import FAMILIES, METHODS
-from skpacbayes.benchmark._reference import OCCAM, TABLE2, TABLE3
+from skpacbayes.benchmark._methods import FAMILIES, OVERALL, REGISTRY
+from skpacbayes.benchmark._reference import MEASURED, TABLE2, TABLE3
 from skpacbayes.benchmark._result import summarize
 
 #: what each column of the tables is (``format_table`` prints the lines of the columns shown)
 COLUMNS = {
-    "FO": "first-order bound (twice the Gibbs risk)",
-    "SO": "second-order (tandem) bound",
-    "Bin": "binomial bound (Gibbs risk of a vote of n_draws voters)",
-    "CBound": "C-bound (binary tasks)",
-    "VC": "VC-dimension bound, no PAC-Bayes (binary tasks)",
-    "Partition": "partition bound of the reference paper",
-    "Occam": "Occam bound of the best single voter",
-    "Vote": "Gaussian PAC-Bayes vote of a split forest (tightest of 8 priors and budgets)",
-    "HoldOut": "plain vote of one half of a split forest, certified on the other half",
-    "HO10": "forest grown on 90 % of the rows, certified on the held-out 10 %",
-    "HO20": "forest grown on 80 % of the rows, certified on the held-out 20 %",
-    "HO50": "forest grown on 50 % of the rows, certified on the held-out 50 %",
-    "OOB-FO": "forest grown on every row, out-of-bag first-order bound",
-    "OOB-SO": "forest grown on every row, out-of-bag tandem bound",
-    "Certified": "CertifiedVoteClassifier, the recommended estimator (forests of n_estimators)",
-    "All": "the tightest of every (method, posterior) row, delta split over all of them",
+    **{name: method.description for name, method in REGISTRY.items()},
+    OVERALL: "the tightest of every (method, posterior) row, delta split over all of them",
 }
 
 
@@ -35,8 +21,9 @@ def _cell(stats):
     )
 
 
-def _legend(methods, not_run):
-    """The lines that say what each column shown is, and which methods were left out."""
+def _legend(methods, not_run, skipped):
+    """The lines that say what each column shown is, and which methods and pairs were left
+    out."""
     lines = ["Columns:"]
     lines += [f"  {m}: {COLUMNS[m]}" for m in methods if m in COLUMNS]
     if not_run:
@@ -45,7 +32,25 @@ def _legend(methods, not_run):
             for m, v in not_run.items()
         )
         lines.append(f"Not run with the posteriors asked: {left}.")
+    if skipped:
+        left = "; ".join(f"{pair} ({why})" for pair, why in skipped.items())
+        lines.append(f"Skipped as asked (--skip-invalid), not valid here: {left}.")
     return lines
+
+
+def _reference_cell(dataset, method):
+    """The published (or, for ``MEASURED``, our measured) figures of a method's best family."""
+    if dataset in MEASURED.get(method, {}):
+        b, t = MEASURED[method][dataset]
+        return f"{b:.1f} / {t:.1f}"
+    if method in TABLE2.get(dataset, {}):
+        return _published(TABLE2[dataset][method])
+    return "n/a"
+
+
+def _published(figures):
+    """``bound±std / test±std`` of the reference's ``(bound, std, test, std)``."""
+    return "{:.1f}±{:.1f} / {:.1f}±{:.1f}".format(*figures)
 
 
 def format_table(result):
@@ -76,7 +81,7 @@ def format_table(result):
     | ours (best family) | 30.0 / 10.0 |
     """
     summary = summarize(result.rows)
-    methods = [m for m in (*METHODS, "All") if f"{m}/best" in summary]
+    methods = [m for m in (*REGISTRY, OVERALL) if f"{m}/best" in summary]
     name = result.dataset
     seeds = result.settings.get("seeds")
     spread = (
@@ -94,17 +99,7 @@ def format_table(result):
         "|---|" + "---|" * len(methods),
         "| ours (best family) | " + " | ".join(_cell(summary[f"{m}/best"]) for m in methods) + " |",
     ]
-    ref = TABLE2.get(name, {})
-    cells = []
-    for m in methods:
-        if m == "Occam" and name in OCCAM:
-            b, t = OCCAM[name]
-            cells.append(f"{b:.1f} / {t:.1f}")
-        elif m in ref:
-            b, bs, t, ts = ref[m]
-            cells.append(f"{b:.1f}±{bs:.1f} / {t:.1f}±{ts:.1f}")
-        else:
-            cells.append("n/a")
+    cells = [_reference_cell(name, m) for m in methods]
     referenced = any(cell != "n/a" for cell in cells)
     if referenced:
         lines.append("| reference | " + " | ".join(cells) + " |")
@@ -113,24 +108,22 @@ def format_table(result):
     lines += ["", "Per posterior family (each at the full delta):", ""]
     lines.append("| method | " + " | ".join(families) + " |")
     lines.append("|---|" + "---|" * len(families))
-    for m in (m for m in methods if m != "All"):
+    for m in (m for m in methods if m != OVERALL):
         cells = [_cell(summary[f"{m}/{f}"]) if f"{m}/{f}" in summary else "n/a" for f in families]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
-    ref3 = TABLE3.get(name, {}) if "Partition" in methods else {}
-    if set(families) & set(ref3):
-        cells = [
-            "{:.1f}±{:.1f} / {:.1f}±{:.1f}".format(*ref3[f]) if f in ref3 else "n/a"
-            for f in families
-        ]
-        lines.append("| Partition (reference) | " + " | ".join(cells) + " |")
-        referenced = True
+    for m in methods:  # the reference's figures per family, where it gives them
+        ref3 = TABLE3.get(m, {}).get(name, {})
+        if set(families) & set(ref3):
+            cells = [_published(ref3[f]) if f in ref3 else "n/a" for f in families]
+            lines.append(f"| {m} (reference) | " + " | ".join(cells) + " |")
+            referenced = True
     lines.append("")
     if referenced:
         lines.append(
             "reference: the reference paper's figures (mean±std over its 5 seeds; Occam: "
             "measured on our copies of the data); n/a: not reported, or not valid here."
         )
-    lines += _legend(methods, result.settings.get("not_run"))
+    lines += _legend(methods, result.settings.get("not_run"), result.settings.get("skipped"))
     lines.append("")
     lines.append(f"wall time: {result.wall_time:.1f} s")
     return "\n".join(lines)

@@ -16,16 +16,15 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.parallel import Parallel, delayed
 
 from skpacbayes.benchmark._methods import (
+    BANKS,
     FAMILIES,
-    METHODS,
-    _estimator,
-    _split_for,
-    _valid_pairs,
-    _voters_for,
-    _voters_key,
-    check_request,
+    OVERALL,
+    REGISTRY,
+    _cost_rank,
+    task_of,
 )
 from skpacbayes.benchmark._progress import _Progress
+from skpacbayes.benchmark._request import _checked
 from skpacbayes.benchmark._result import CompareResult
 from skpacbayes.datasets import fetch_dataset
 from skpacbayes.engine.passes import shared_vote_matrix
@@ -45,6 +44,7 @@ def compare(
     test_size=0.2,
     n_jobs=1,
     progress=True,
+    skip_invalid=False,
 ):
     """Train and certify every valid (bound, posterior) pair on one dataset.
 
@@ -60,7 +60,9 @@ def compare(
     methods : list of str, optional
         Subset of ``METHODS`` (default: all).
     posteriors : list of str, optional
-        Subset of the families (default: all).
+        Subset of the families (default: all). Each method runs with those it certifies on
+        the task; an asked pair that cannot run (a named method with a named posterior,
+        see :func:`check_request`) is refused before any work starts.
     delta : float, default=0.05
         Confidence parameter of every certificate (each bound holds with probability at
         least ``1 - delta``; the best-of-families rows split it over the families).
@@ -83,6 +85,10 @@ def compare(
     progress : bool, default=True
         Progress bar (and download progress) on stderr, drawn only when stderr is a
         terminal.
+    skip_invalid : bool, default=False
+        Run the valid pairs of a request that asks for some that cannot run, instead of
+        refusing it; the skipped pairs and why are in ``settings["skipped"]`` and the
+        tables' notes.
 
     Returns
     -------
@@ -109,33 +115,26 @@ def compare(
             raise ValueError(f"{what} must be a number in (0, 1), got {value!r}.")
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a nonzero integer, got {n_jobs!r}.")
-    explicit = methods is not None
-    methods = list(methods or METHODS)
-    posteriors = list(posteriors or FAMILIES)
-    unknown = set(methods) - set(METHODS)
-    if unknown:
-        raise ValueError(f"Unknown methods {sorted(unknown)}; valid: {list(METHODS)}.")
-    unknown = set(posteriors) - set(FAMILIES)
-    if unknown:
-        raise ValueError(f"Unknown posteriors {sorted(unknown)}; valid: {list(FAMILIES)}.")
-    skipped = check_request(dataset, methods, posteriors, explicit=explicit)
+    request = _checked(
+        dataset, methods, posteriors, explicit=methods is not None, skip_invalid=skip_invalid
+    )
     bunch = fetch_dataset(dataset, data_home=data_home, progress=progress)
     X, y = np.asarray(bunch.data), np.asarray(bunch.target)
-    n_classes = int(np.unique(y).size)
-    task = "binary" if n_classes == 2 else "multiclass"
+    task = task_of(int(np.unique(y).size))
+    pairs = request.pairs
     settings = {
         "seeds": seeds,
-        "methods": methods,
-        "posteriors": posteriors,
+        "methods": list(dict.fromkeys(methods or REGISTRY)),
+        "posteriors": list(dict.fromkeys(posteriors or FAMILIES)),
         "delta": delta,
         "max_epochs": max_epochs,
         "n_estimators": n_estimators,
         "test_size": test_size,
         "n_jobs": n_jobs,
         "task": task,
-        "not_run": skipped,
+        "not_run": request.not_run,
+        "skipped": {f"{m}/{f}": why for (m, f), why in request.invalid.items()},
     }
-    pairs = _valid_pairs(methods, posteriors, n_classes, _split_for(n_classes))
 
     bar = _Progress(seeds * len(pairs), enabled=progress, label=dataset)
     tasks = []
@@ -145,13 +144,13 @@ def compare(
         )
         fitted = {}
         for method in sorted({m for m, _ in pairs}):
-            key = _voters_key(task, method)
+            key = REGISTRY[method].voters[task]
             if key is not None and key not in fitted:
-                voters = _voters_for(task, method, seed, n_estimators, n_jobs)
+                voters = BANKS[key].make(seed, n_estimators, n_jobs)
                 fitted[key] = FrozenEstimator(voters.fit(X_tr, y_tr))
                 bar.note(f"seed {seed}: {type(voters).__name__} voters grown")
         for method, family in pairs:
-            key = _voters_key(task, method)
+            key = REGISTRY[method].voters[task]
             voters = None if key is None else fitted[key]
             tasks.append((seed, method, family, voters, X_tr, y_tr, X_te, y_te))
 
@@ -189,18 +188,6 @@ def compare(
 def _check_positive_int(value, what):
     if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
         raise ValueError(f"{what} must be a positive integer, got {value!r}.")
-
-
-def _cost_rank(method, family):
-    """A rough rank of a fit's cost, for the blocks and their order: a selection over several
-    Gaussian fits or one that grows its own forests, then the families trained on the rows,
-    then the Categorical fits trained on the rows, then those optimised on the counts (and
-    the others)."""
-    if method in ("Vote", "Certified"):
-        return 3
-    if family in ("dirichlet", "gaussian"):
-        return 2
-    return 1 if method in ("Bin", "CBound", "VC") else 0
 
 
 def _blocks(tasks, n_workers):
@@ -262,7 +249,7 @@ def _fit_block(tasks, settings):
 
 def _fit_one(method, family, voters, X_train, y_train, X_test, y_test, seed, settings):
     """Fit one method; return ``(estimator, fit time, test error)``."""
-    est = _estimator(method, family, voters, seed, settings)
+    est = REGISTRY[method].build(family, voters, seed, settings)
     start = time.perf_counter()
     est.fit(X_train, y_train)
     fit_time = time.perf_counter() - start
@@ -314,7 +301,7 @@ def _best_overall(fitted, dataset, delta):
         cands = [(f"{m}/{f}", v) for (s, m, f), v in fitted.items() if s == seed]
         chosen = _tightest(cands, delta)
         if chosen is not None:
-            rows.append(_best_row(dataset, seed, "All", delta, chosen))
+            rows.append(_best_row(dataset, seed, OVERALL, delta, chosen))
     return rows
 
 
