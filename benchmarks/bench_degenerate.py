@@ -88,7 +88,7 @@ def valid_pairs(n_classes):
     """(name, family, split voters) for every valid pair with the default voters."""
     pairs = []
     for name, cls in ESTIMATORS.items():
-        if cls._bound_class.binary_only and n_classes > 2:
+        if cls._bound_class.capabilities.binary_only and n_classes > 2:
             continue
         split = n_classes > 2 and name != "VC"
         for family in cls()._valid_posteriors(n_classes, split):

@@ -247,7 +247,7 @@ def optimiser_row(mvb, X_tr, y_tr, seed, repeats, delta=0.05):
         raise AssertionError("mvb's inputs differ from our statistics")
 
     spec = SecondOrderBoundClassifier(voters=bank)._fit_spec(len(bank.classes_))
-    counts = Counts(statistics, scheme, spec.bound.statistic_keys, spec.n_classes)
+    counts = Counts(statistics, scheme, spec)
     if counts.m != [r2]:
         raise AssertionError("the SO path reads another sample size")
 

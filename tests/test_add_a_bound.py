@@ -14,7 +14,7 @@ from sklearn.datasets import load_breast_cancer
 
 from skpacbayes import FirstOrderBoundClassifier
 from skpacbayes.classifiers import MajorityVoteClassifier
-from skpacbayes.objectives import Bound, bound_class, register
+from skpacbayes.objectives import Bound, Capabilities, bound_class, register
 from skpacbayes.objectives.first_order import FirstOrder
 from skpacbayes.voters import OutOfBagVoters
 
@@ -25,8 +25,8 @@ class McAllesterFirstOrder(Bound):
     """``2 min(1, r + sqrt(eps / 2))``, eps the Seeger budget (Pinsker's relaxation)."""
 
     name = "FO-McAllester"
-    reads_counts = True  # the Gibbs risk is a sum over rows: the count path, out of core
-    certifies_out_of_bag = True
+    # the Gibbs risk is a sum over rows: the count path, out of core, and out of bag
+    capabilities = Capabilities(reads_counts=True, certifies_out_of_bag=True)
 
     def value(self, stats, kl, m, weights, delta):
         from skpacbayes.bounds import seeger_epsilon

@@ -131,7 +131,12 @@ _COUNT_PATH = [
 
 @pytest.mark.parametrize(
     "estimator, n_classes",
-    [(e, k) for k in (2, 3) for e in _COUNT_PATH if k == 2 or not e._bound_class.binary_only],
+    [
+        (e, k)
+        for k in (2, 3)
+        for e in _COUNT_PATH
+        if k == 2 or not e._bound_class.capabilities.binary_only
+    ],
     ids=lambda p: type(p).__name__ if hasattr(p, "fit") else f"{p}-classes",
 )
 def test_count_path_estimators(threads, estimator, n_classes):

@@ -5,13 +5,13 @@ import pytest
 
 from skpacbayes.engine.exact_search import (
     _GibbsPath,
-    _kl,
     _log_prior,
     _objective,
     gibbs_posterior,
     gibbs_search,
     tandem_search,
 )
+from skpacbayes.posteriors import categorical_kl as _kl  # the searches' KL
 
 
 def _random_posteriors(n, rng, count=400):

@@ -12,7 +12,16 @@ from skpacbayes._sync import branch_free
 
 from ._validation import dual
 
-__all__ = ["kl", "kl_inv_upper", "kl_inv_lower"]
+# the certified functions (re-exported by the package), then the roots that only steer a search
+# (its values rank candidates: the exact searches, the partition tightening)
+__all__ = [
+    "kl",
+    "kl_inv_upper",
+    "kl_inv_lower",
+    "kl_shifted",
+    "newton_kl_inv_upper",
+    "newton_kl_root",
+]
 
 _MAX_ITER = 200
 
@@ -104,14 +113,36 @@ def _newton_start(q, eps, upper):
     return xp.where(xp.isnan(p), pinsker, p)
 
 
-def _kl_shifted(q, u):
+def kl_shifted(q, u):
     """``kl(q || p_u)`` at ``p_u = expit(logit q + u)``, for ``0 < q < 1``: ``ln(1 - q + q e^u)
     - q u`` (the cumulant generating function of a Bernoulli(q) at ``u``, less ``q u``).
 
     Convex in ``u``, with derivative ``p_u - q``: increasing for ``u > 0`` (the upper
     inverse's side), decreasing for ``u < 0``. Its rounding error grows like ``u q`` against
     ``kl``, so it only steers (Newton's iterates, the first-order search's slope); a result
-    is checked with :func:`_kl`. Tensors or NumPy arrays.
+    is checked with :func:`kl`.
+
+    Parameters
+    ----------
+    q : ndarray or torch.Tensor
+        Means in (0, 1); no argument checks.
+    u : ndarray or torch.Tensor
+        Shifts of the logit, broadcast with ``q``.
+
+    Returns
+    -------
+    ndarray or torch.Tensor
+        ``kl(q || p_u)``, in the namespace of ``q``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skpacbayes.bounds import kl
+    >>> from skpacbayes.bounds._kl import kl_shifted
+    >>> q, u = np.array([0.3]), np.array([0.5])
+    >>> p = 1 / (1 + np.exp(-(np.log(q / (1 - q)) + u)))
+    >>> bool(np.isclose(kl_shifted(q, u)[0], kl(0.3, float(p[0]))))
+    True
     """
     xp = _namespace(q)
     return xp.log1p(q * xp.expm1(u)) - q * u
@@ -127,15 +158,43 @@ def _expit(x):
     return 1.0 / (1.0 + xp.exp(-x))
 
 
-def _newton_on_u(q, eps, u, steps):
-    """``steps`` Newton iterates on :func:`_kl_shifted` ``(q, u) = eps`` from ``u`` (a step
+def newton_kl_root(q, eps, u, steps):
+    """``steps`` Newton iterates on :func:`kl_shifted` ``(q, u) = eps`` from ``u`` (a step
     that is not finite leaves ``u``); returns the last ``p = expit(logit q + u)``, the kl root
     they approach. From the far side of the root (or, for the upper inverse, from any ``u >
-    0``: a first step from below lands beyond it) the iterates move monotonically to it."""
+    0``: a first step from below lands beyond it) the iterates move monotonically to it.
+
+    A root that only steers (a search's values): it is not certified to lie on the safe side.
+
+    Parameters
+    ----------
+    q : ndarray or torch.Tensor
+        Means in (0, 1); no argument checks.
+    eps : ndarray or torch.Tensor
+        Right-hand sides ``kl(q || p) = eps``.
+    u : ndarray or torch.Tensor
+        The starting shifts of the logit.
+    steps : int
+        Number of Newton iterates.
+
+    Returns
+    -------
+    ndarray or torch.Tensor
+        The last iterate ``p``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skpacbayes.bounds import kl_inv_upper
+    >>> from skpacbayes.bounds._kl import newton_kl_root
+    >>> p = newton_kl_root(np.array([0.1]), np.array([0.05]), np.array([1.0]), 8)
+    >>> bool(abs(p[0] - kl_inv_upper(0.1, 0.05)) < 1e-12)
+    True
+    """
     xp = _namespace(q)
     base = _logit(q)  # infinite at q = 0 or 1, where the callers decide otherwise
     for _ in range(steps):
-        step = (_kl_shifted(q, u) - eps) / (_expit(base + u) - q)
+        step = (kl_shifted(q, u) - eps) / (_expit(base + u) - q)
         u = xp.where(xp.isfinite(step), u - step, u)
     return _expit(base + u)
 
@@ -145,7 +204,7 @@ def _newton_bracket(q, eps, upper, lo, hi):
 
     Newton's method on ``kl(q || p) = eps`` from a point on the far side of the root
     (:func:`_newton_start`), run on ``u = logit p - logit q`` where the equation reads
-    :func:`_kl_shifted` ``(q, u) = eps`` (convex in ``u`` and monotone on each side of 0, so
+    :func:`kl_shifted` ``(q, u) = eps`` (convex in ``u`` and monotone on each side of 0, so
     the iterates move monotonically to the root, and without the logarithmic singularity
     that slows them in ``p`` near 1), and a last step in ``p`` on :func:`_kl`; then the
     bracket ``p (1 +- 2^-44)``, kept for an element
@@ -160,7 +219,7 @@ def _newton_bracket(q, eps, upper, lo, hi):
     tiny = xp.finfo(q.dtype).tiny
     start = xp.clip(_newton_start(q, eps, upper), tiny, 1.0 - 2.0**-53)
     # at q = 0 or 1 the test below fails or _solve decides
-    p = _newton_on_u(q, eps, _logit(start) - _logit(q), _NEWTON_STEPS)
+    p = newton_kl_root(q, eps, _logit(start) - _logit(q), _NEWTON_STEPS)
     p = xp.clip(p, tiny, 1.0 - 2.0**-53)
     # ``logit q + u`` carries an absolute error of about ``|logit q|`` ulps: a last step in ``p``
     # with the accurate kl restores full relative precision where ``q`` or ``p`` is tiny
@@ -306,9 +365,28 @@ def newton_kl_inv_upper(q, eps):
     """Upper kl inverse by Newton's root alone, on float64 arrays (broadcast together).
 
     For searches whose objective values only rank candidates
-    (:mod:`skpacbayes.engine.exact_search`): the root is accurate to a few ulps but not
-    certified to lie on the safe side, so it is never a certificate. Edge cases as
-    :func:`kl_inv_upper`; no argument checks.
+    (:mod:`skpacbayes.engine.exact_search`, the partition tightening): the root is accurate to
+    a few ulps but not certified to lie on the safe side, so it is never a certificate. Edge
+    cases as :func:`kl_inv_upper`; no argument checks.
+
+    Parameters
+    ----------
+    q : float or array-like
+        Empirical means in [0, 1].
+    eps : float or array-like
+        Right-hand sides ``kl(q || p) <= eps``.
+
+    Returns
+    -------
+    ndarray
+        ``sup{p : kl(q || p) <= eps}`` within a few ulps (float64).
+
+    Examples
+    --------
+    >>> from skpacbayes.bounds import kl_inv_upper
+    >>> from skpacbayes.bounds._kl import newton_kl_inv_upper
+    >>> bool(abs(newton_kl_inv_upper(0.1, 0.05) - kl_inv_upper(0.1, 0.05)) < 1e-12)
+    True
     """
     q, eps = np.broadcast_arrays(np.asarray(q, dtype=np.float64), np.asarray(eps, dtype=np.float64))
     with np.errstate(all="ignore"):

@@ -16,6 +16,7 @@ from skpacbayes.classifiers._constraints import (
     MAX_EPOCHS,
     MAX_TRAIN_ROWS,
     N_JOBS,
+    FamilyNames,
     check_delta,
 )
 from skpacbayes.classifiers._fit_params import reject_fit_params
@@ -24,7 +25,6 @@ from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.spec import FitSpec
 from skpacbayes.engine.vote import weighted_vote_scores
-from skpacbayes.objectives._base import POSTERIORS
 from skpacbayes.voters._base import DocLinkMixin, resolve_voters
 
 __all__ = ["MajorityVoteClassifier", "validate_training_data"]
@@ -40,9 +40,6 @@ _NAMED_ESTIMATORS = (
     "VCDimBoundClassifier",
     "OccamBoundClassifier",
 )
-
-# Float priors the float32 training represents, with sums over ~1e6 voters still finite.
-_PRIOR_RANGE = {"dirichlet": (1e-30, 1e8), "gaussian": (0.0, 1e30)}
 
 
 class _TorchDeviceType(type):
@@ -121,7 +118,8 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         :class:`SecondOrderBoundClassifier` with ``posterior="categorical"``;
         the other combinations raise a ``ValueError``.
     posterior : {"categorical", "dirichlet", "gaussian"}, default="categorical"
-        Posterior family over the voters' weights. Combinations that do not
+        Posterior family over the voters' weights (or the name of a family added with
+        :func:`~skpacbayes.posteriors.register_family`). Combinations that do not
         give a certificate raise a ``ValueError`` naming the valid ones.
     prior : float or None, default=None
         The prior, fixed before seeing the data: ``None`` is the family's
@@ -239,7 +237,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
 
     _parameter_constraints: ClassVar[dict] = {
         "voters": [None, HasMethods(["fit", "votes"])],
-        "posterior": [StrOptions(set(POSTERIORS))],
+        "posterior": [FamilyNames()],
         "prior": [None, Real],
         "delta": DELTA,
         "solver": [StrOptions({"auto", "lbfgs", "adam", "none"})],
@@ -323,34 +321,6 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
             max_train_rows=None if self.max_train_rows is None else int(self.max_train_rows),
         )
 
-    def _check_combination(self, n_classes, split):
-        if self.prior is not None:
-            if not np.isfinite(self.prior):
-                raise ValueError(f"prior must be a finite number, got prior={self.prior!r}.")
-            if self.posterior == "categorical":
-                raise ValueError(
-                    "prior must be None for the categorical posterior (uniform prior); "
-                    "a float prior is available for 'dirichlet' and 'gaussian'."
-                )
-            if self.posterior == "dirichlet" and not self.prior > 0:
-                raise ValueError(f"A Dirichlet prior concentration must be > 0, got {self.prior}.")
-            # the training runs in float32: keep the prior (and sums over many voters) in range
-            low, high = _PRIOR_RANGE[self.posterior]
-            if not low <= abs(self.prior) <= high:
-                raise ValueError(
-                    f"prior={self.prior!r} is outside the range the float32 training handles "
-                    f"for the {self.posterior} posterior: |prior| in [{low:g}, {high:g}]."
-                )
-        valid = self._valid_posteriors(n_classes, split)
-        if self.posterior not in valid:
-            task = "binary" if n_classes == 2 else f"{n_classes}-class"
-            voters = "split voters (two halves)" if split else "data-independent voters"
-            raise ValueError(
-                f"{type(self).__name__} gives no certificate for posterior="
-                f"{self.posterior!r} on a {task} task with {voters}. Valid posteriors "
-                f"here: {list(valid) or 'none'}."
-            )
-
     # ------------------------------------------------------------------ #
     # fit
     # ------------------------------------------------------------------ #
@@ -411,16 +381,24 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
                 "MajorityVoteClassifier is an abstract base class and cannot be fitted; use "
                 "one of the named estimators: " + ", ".join(_NAMED_ESTIMATORS) + "."
             )
+        from skpacbayes.engine.fit import fit_posterior, out_of_core_refusal
+        from skpacbayes.posteriors import get_family
+
+        if self.prior is not None:
+            get_family(self.posterior).check_float_prior(self.prior)
         bound = self._bound()
         out_of_core = is_dask_input(X, y)
-        if out_of_core:  # more rows than memory: the count path as a map-reduce
-            from skpacbayes.classifiers._out_of_core import check_out_of_core, dask_training_data
+        if out_of_core:  # more rows than memory: the passes as map-reduces
+            from skpacbayes.classifiers._out_of_core import dask_training_data
+            from skpacbayes.engine.dask_passes import WHAT_WORKS
 
-            check_out_of_core(self, bound)
             X, y, classes = dask_training_data(self, X, y)
+            refusal = out_of_core_refusal(self._fit_spec(classes.shape[0]))
+            if refusal is not None:
+                raise ValueError(f"{refusal} {WHAT_WORKS}")
         else:
             X, y, classes = validate_training_data(self, X, y)
-        if bound.binary_only and classes.shape[0] > 2:
+        if bound.capabilities.binary_only and classes.shape[0] > 2:
             raise ValueError(
                 f"Only binary classification is supported by {type(self).__name__}. "
                 f"The target has {classes.shape[0]} classes."
@@ -433,12 +411,12 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         if out_of_bag:  # one row set per voter: the out-of-bag bounds (theory-out-of-bag)
             self._check_out_of_bag(bound)  # before growing the voters
         if out_of_core:
-            from skpacbayes.engine.dask_passes import WHAT_WORKS, DaskVotePasses, label_indices
+            from skpacbayes.engine.dask_passes import label_indices
             from skpacbayes.voters._base import fit_without_rows
 
             fit_without_rows(voters, X, classes, WHAT_WORKS)  # refuses unknown labels
             self.classes_ = np.asarray(voters.classes_)
-            y_idx, passes = label_indices(y, self.classes_), DaskVotePasses(voters, X)
+            y_idx = label_indices(y, self.classes_)
         else:
             voters = _grown(voters, X, y)
             self.classes_ = np.asarray(voters.classes_)
@@ -449,22 +427,12 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
                     f"The voters know the classes {list(self.classes_)}, but y contains "
                     f"{sorted(set(np.unique(y)) - set(self.classes_))}."
                 )
-        n_classes = self.classes_.shape[0]
-        from skpacbayes.engine.passes import VotePasses
-        from skpacbayes.engine.statistics import EvaluationScheme
-
-        scheme = EvaluationScheme.from_voters(voters, X.shape[0])
-        self._check_combination(n_classes, scheme.is_split or scheme.out_of_bag)
         self.voters_ = voters
-        self.n_classes_ = n_classes
-
-        from skpacbayes.engine.fit import fit_posterior
-
-        if not out_of_core:
-            passes = VotePasses(voters, X)
-        spec = self._fit_spec(n_classes)
-        fitted = fit_posterior(spec, passes, y_idx, scheme, torch_seed, bank=voters)
-        self.groups_ = [(g.voters, g.samples) for g in scheme.groups]
+        self.n_classes_ = self.classes_.shape[0]
+        # the engine checks that the bound certifies the family on these voters, reads them
+        # and certifies the fit
+        fitted = fit_posterior(self._fit_spec(self.n_classes_), voters, X, y_idx, torch_seed)
+        self.groups_ = fitted.groups
         self.posterior_params_ = fitted.natural
         self.mixture_weights_ = fitted.mixture_weights
         self.weights_ = fitted.vote_weights
@@ -478,7 +446,9 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
 
     def _check_out_of_bag(self, bound):
         """Raise a ``ValueError`` unless this estimator certifies out-of-bag voters."""
-        if bound.certifies_out_of_bag and self.posterior == "categorical":
+        from skpacbayes.posteriors import get_family
+
+        if bound.capabilities.certifies_out_of_bag and get_family(self.posterior).counts_suffice:
             return
         valid = ", ".join(
             f"{cls}(posterior='categorical')"
@@ -557,6 +527,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
             from skpacbayes.engine.mixture import mixture_win_probabilities
 
             return mixture_win_probabilities(
+                self.posterior,
                 self.prior,
                 self.groups_,
                 self.posterior_params_,

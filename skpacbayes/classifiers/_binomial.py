@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import Interval
 from skpacbayes.objectives import Binomial
 
 from ._base import MajorityVoteClassifier
-from ._constraints import MAX_TRAIN_ROWS
+from ._constraints import keyword_init
 
 __all__ = ["BinomialBoundClassifier"]
 
@@ -53,42 +53,7 @@ random_state, verbose, n_jobs, max_train_rows
     }
     _bound_class = Binomial
 
-    def __init__(
-        self,
-        *,
-        voters=None,
-        posterior="categorical",
-        prior=None,
-        delta=0.05,
-        n_draws=100,
-        solver="auto",
-        max_epochs=100,
-        batch_size=1024,
-        learning_rate=0.1,
-        early_stopping_patience=25,
-        device="cpu",
-        random_state=None,
-        verbose=0,
-        n_jobs=None,
-        max_train_rows=MAX_TRAIN_ROWS,
-    ):
-        super().__init__(
-            voters=voters,
-            posterior=posterior,
-            prior=prior,
-            delta=delta,
-            solver=solver,
-            max_epochs=max_epochs,
-            batch_size=batch_size,
-            learning_rate=learning_rate,
-            early_stopping_patience=early_stopping_patience,
-            device=device,
-            random_state=random_state,
-            verbose=verbose,
-            n_jobs=n_jobs,
-            max_train_rows=max_train_rows,
-        )
-        self.n_draws = n_draws
+    __init__ = keyword_init(MajorityVoteClassifier, after="delta", n_draws=100)
 
     def _bound(self):
         return Binomial(n_draws=self.n_draws)

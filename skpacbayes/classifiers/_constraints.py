@@ -1,16 +1,28 @@
-"""The parameter constraints the estimators share, and the check of ``recompute_bound``'s delta.
+"""The parameters the estimators share: their constraints, the checks of ``recompute_bound``'s
+delta and of the validation fractions, and the constructor of a face that adds parameters to
+its base's.
 
 Bad values are refused at ``fit`` with scikit-learn's ``InvalidParameterError`` (a
 ``ValueError``), which names the parameter, the estimator and the accepted values.
 """
 
+import inspect
 from numbers import Integral, Real
 
-from sklearn.utils._param_validation import Interval, validate_parameter_constraints
+from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
 from skpacbayes.voters._base import N_JOBS
 
-__all__ = ["DELTA", "MAX_EPOCHS", "MAX_TRAIN_ROWS", "N_JOBS", "check_delta", "check_fractions"]
+__all__ = [
+    "DELTA",
+    "MAX_EPOCHS",
+    "MAX_TRAIN_ROWS",
+    "N_JOBS",
+    "FamilyNames",
+    "check_delta",
+    "check_fractions",
+    "keyword_init",
+]
 
 #: a confidence parameter: ``delta`` in the open interval (0, 1) (``delta = 1`` certifies
 #: nothing, a statement that holds with probability at least 0)
@@ -19,6 +31,32 @@ DELTA = [Interval(Real, 0, 1, closed="neither")]
 MAX_EPOCHS = [Interval(Integral, 1, None, closed="left")]
 #: default largest training sample of the row path (``max_train_rows``): 2**18 rows
 MAX_TRAIN_ROWS = 262144
+
+
+class FamilyNames(StrOptions):
+    """The ``posterior`` parameter: the name of a registered posterior family.
+
+    The names are read from the registry (:data:`~skpacbayes.posteriors.FAMILIES`) when a value
+    is validated, not when the estimators are defined: a family registered later is accepted,
+    and importing the estimators does not import torch.
+
+    Examples
+    --------
+    >>> from skpacbayes.classifiers._constraints import FamilyNames
+    >>> FamilyNames().is_satisfied_by("dirichlet"), FamilyNames().is_satisfied_by("beta")
+    (True, False)
+    """
+
+    def __init__(self):
+        super(StrOptions.__mro__[1], self).__init__()  # the constraint's own state only
+        self.type = str
+        self.deprecated = set()
+
+    @property
+    def options(self):
+        from skpacbayes.posteriors import FAMILIES
+
+        return FAMILIES.keys()
 
 
 def check_delta(delta, caller):
@@ -93,3 +131,62 @@ def check_fractions(value):
     if len(set(values)) != len(values):
         raise ValueError(f"validation_fraction holds duplicates: {value!r}.")
     return tuple(values)
+
+
+def keyword_init(base, *, after=None, defaults=None, **added):
+    """The ``__init__`` of a subclass of ``base`` that adds parameters or changes defaults.
+
+    The signature is ``base.__init__``'s (written once, there), with the ``defaults`` changed
+    and the ``added`` parameters (name to default, keyword-only) inserted after the parameter
+    ``after`` (at the end without it); the constructor stores every parameter under its
+    name, as scikit-learn asks (``get_params``, ``clone`` and ``check_estimator`` read the
+    signature). A name it does not know raises scikit-learn's usual ``TypeError``.
+
+    Parameters
+    ----------
+    base : type
+        The estimator class whose ``__init__`` the subclass extends.
+    after : str or None, default=None
+        The parameter of ``base`` the added ones follow.
+    defaults : dict or None, default=None
+        New defaults of parameters of ``base``.
+    **added
+        The added parameters and their defaults.
+
+    Returns
+    -------
+    __init__ : function
+        To assign to the subclass's ``__init__``.
+
+    Examples
+    --------
+    >>> import inspect
+    >>> from skpacbayes.classifiers import MajorityVoteClassifier
+    >>> from skpacbayes.classifiers._constraints import keyword_init
+    >>> class Face(MajorityVoteClassifier):
+    ...     __init__ = keyword_init(MajorityVoteClassifier, after="delta", n_draws=10)
+    >>> list(inspect.signature(Face).parameters)[:5]
+    ['voters', 'posterior', 'prior', 'delta', 'n_draws']
+    >>> Face(n_draws=3).get_params()["n_draws"], Face().n_draws
+    (3, 10)
+    """
+    params = list(inspect.signature(base.__init__).parameters.values())
+    own, inherited = params[0], params[1:]
+    defaults = defaults or {}
+    unknown = sorted(set(defaults) - {p.name for p in inherited})
+    if unknown:
+        raise ValueError(f"{base.__name__} has no parameters {unknown} to change.")
+    inherited = [p.replace(default=defaults.get(p.name, p.default)) for p in inherited]
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    new = [inspect.Parameter(name, keyword, default=d) for name, d in added.items()]
+    at = len(inherited) if after is None else [p.name for p in inherited].index(after) + 1
+    signature = inspect.Signature([own, *inherited[:at], *new, *inherited[at:]])
+
+    def __init__(self, **params):
+        arguments = signature.bind(self, **params)
+        arguments.apply_defaults()
+        for name, value in list(arguments.arguments.items())[1:]:
+            setattr(self, name, value)
+
+    __init__.__signature__ = signature
+    return __init__

@@ -1,6 +1,9 @@
 """Dask arrays at the estimators' doors: the checks of ``fit`` and the lazy predictions.
 
-The map-reduce passes themselves are the engine's (:mod:`skpacbayes.engine.dask_passes`).
+The map-reduce passes themselves are the engine's (:mod:`skpacbayes.engine.dask_passes`), and
+so are the list of the fits that cannot run on a dask array
+(:func:`skpacbayes.engine.fit.out_of_core_refusal`) and what works instead
+(``engine.dask_passes.WHAT_WORKS``), which the estimators add to the refusals.
 """
 
 import functools
@@ -12,7 +15,6 @@ import numpy as np
 from skpacbayes.engine.dask_passes import WHAT_WORKS, is_dask_array, is_dask_input, rows_array
 
 __all__ = [
-    "check_out_of_core",
     "dask_rows",
     "dask_training_data",
     "refuse_dask_input",
@@ -102,27 +104,6 @@ def refuse_dask_input(estimator, X, y, reason):
         raise ValueError(
             f"{type(estimator).__name__} cannot fit on a dask array: it {reason}, which a "
             f"dask array does not hold in memory. {WHAT_WORKS}"
-        )
-
-
-def check_out_of_core(estimator, bound):
-    """Raise a ``ValueError`` unless ``estimator`` fits its ``bound`` on a dask array: on the
-    counts (sums over rows), or on the rows with an in-memory training sample and a
-    certificate of sums."""
-    if bound.uses_counts(estimator.posterior, estimator.solver):
-        return
-    name = type(estimator).__name__
-    if not bound.certifies_from_sums:
-        raise ValueError(
-            f"{name} cannot fit on a dask array: its certificate reads every row (the "
-            f"margins of the deployed vote), which a dask array does not hold in memory. "
-            f"{WHAT_WORKS}"
-        )
-    if estimator.max_train_rows is None:
-        raise ValueError(
-            f"{name}(posterior={estimator.posterior!r}, max_train_rows=None) cannot fit on a "
-            "dask array: it would train on every row in memory. Give max_train_rows, the "
-            f"size of the in-memory training sample. {WHAT_WORKS}"
         )
 
 

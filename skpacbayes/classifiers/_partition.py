@@ -5,7 +5,7 @@ from typing import ClassVar
 from skpacbayes.objectives import Partition
 
 from ._base import MajorityVoteClassifier
-from ._constraints import MAX_TRAIN_ROWS
+from ._constraints import keyword_init
 
 __all__ = ["PartitionBoundClassifier"]
 
@@ -69,42 +69,7 @@ random_state, verbose, n_jobs, max_train_rows
     }
     _bound_class = Partition
 
-    def __init__(
-        self,
-        *,
-        voters=None,
-        posterior="categorical",
-        prior=None,
-        delta=0.05,
-        tighten=True,
-        solver="auto",
-        max_epochs=100,
-        batch_size=1024,
-        learning_rate=0.1,
-        early_stopping_patience=25,
-        device="cpu",
-        random_state=None,
-        verbose=0,
-        n_jobs=None,
-        max_train_rows=MAX_TRAIN_ROWS,
-    ):
-        super().__init__(
-            voters=voters,
-            posterior=posterior,
-            prior=prior,
-            delta=delta,
-            solver=solver,
-            max_epochs=max_epochs,
-            batch_size=batch_size,
-            learning_rate=learning_rate,
-            early_stopping_patience=early_stopping_patience,
-            device=device,
-            random_state=random_state,
-            verbose=verbose,
-            n_jobs=n_jobs,
-            max_train_rows=max_train_rows,
-        )
-        self.tighten = tighten
+    __init__ = keyword_init(MajorityVoteClassifier, after="delta", tighten=True)
 
     def _bound(self):
         return Partition(tighten=self.tighten)

@@ -11,7 +11,14 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["Certificate", "effective_voters", "equal_share", "shares_within"]
+__all__ = [
+    "Certificate",
+    "effective_voters",
+    "equal_share",
+    "raised_kl",
+    "raised_statistic",
+    "shares_within",
+]
 
 # Safe-side allowance for the float64 rounding of a mean of at most ~1e8
 # terms in [0, 1] and of a KL value (relative ~1e-15 each): statistics that
@@ -19,6 +26,51 @@ __all__ = ["Certificate", "effective_voters", "equal_share", "shares_within"]
 _STAT_SLACK = 1e-12
 # Upward allowance on a KL value (relative and absolute) before it enters a bound.
 _KL_SLACK = 1e-12
+
+
+def raised_kl(kl):
+    """A KL value raised by the allowance before it enters a bound: ``kl (1 + 1e-12) + 1e-12``.
+
+    Parameters
+    ----------
+    kl : float or ndarray
+        KL values computed in float64.
+
+    Returns
+    -------
+    float or ndarray
+        The values every certificate uses.
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.certificate import raised_kl
+    >>> raised_kl(0.0), raised_kl(2.0) > 2.0
+    (1e-12, True)
+    """
+    return kl * (1 + _KL_SLACK) + _KL_SLACK
+
+
+def raised_statistic(value):
+    """An empirical statistic that enters an upper bound, raised by the allowance ``1e-12``
+    (at most 1).
+
+    Parameters
+    ----------
+    value : float or ndarray
+        Statistics in [0, 1] computed in float64.
+
+    Returns
+    -------
+    float or ndarray
+        ``min(value + 1e-12, 1)``.
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.certificate import raised_statistic
+    >>> float(raised_statistic(0.25)) > 0.25, float(raised_statistic(1.0))
+    (True, 1.0)
+    """
+    return np.minimum(value + _STAT_SLACK, 1.0)
 
 
 @dataclass(frozen=True)

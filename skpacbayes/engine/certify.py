@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from skpacbayes.engine.certificate import _KL_SLACK, Certificate, effective_voters
+from skpacbayes.engine.certificate import Certificate, effective_voters, raised_kl
 from skpacbayes.engine.spec import FitResult
 
 __all__ = [
@@ -33,8 +33,8 @@ class CertifyInputs:
 
     Attributes
     ----------
-    family : str
-        The posterior family.
+    family : type
+        The posterior family (its class in :mod:`skpacbayes.posteriors`).
     delta : float
         The confidence parameter.
     posteriors : list of Posterior
@@ -57,11 +57,12 @@ class CertifyInputs:
         ``"weighted_vote"`` or ``"mixture_bayes"``.
     train_error : float
         The deployed classifier's error rate on the rows of the statements.
-    problem : object or None
-        The float64 row problem (votes and labels per half) on the row path, else None.
+    rows : list of (ndarray, ndarray) or None
+        The votes and the labels (class indices) of each half, on the row path in memory,
+        else None.
     """
 
-    family: str
+    family: type
     delta: float
     posteriors: list
     natural: list
@@ -73,7 +74,7 @@ class CertifyInputs:
     vote_weights: np.ndarray
     deployed: str
     train_error: float
-    problem: Any = None
+    rows: Any = None
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ class PosteriorStatement:
         float64 statistics of half ``g`` (from the counts or the stochastic losses);
         ``deployed_errors(natural, mixture, weights, deployed, rows)``, the errors of the
         deployed classifier on the training rows of the boolean mask ``rows`` and their
-        number; ``problem``, the float64 row problem (or None).
+        number; ``rows``, the votes and labels of each half (or None).
     details : dict
         Recorded in the certificate, over the bound's own details.
     """
@@ -215,9 +216,7 @@ def _certify_posterior(statement):
     h = len(groups)
     natural = [np.asarray(nat, dtype=np.float64) for nat in statement.natural]
     nats = [torch.from_numpy(nat) for nat in natural]
-    vote_weights, deployed = deployed_classifier(
-        spec.posterior, posteriors, natural, mixture, groups
-    )
+    vote_weights, deployed = deployed_classifier(spec.family, posteriors, natural, mixture, groups)
     rows = np.zeros(scheme.n_rows, dtype=bool)
     if scheme.out_of_bag:
         rows[:] = True
@@ -227,13 +226,14 @@ def _certify_posterior(statement):
     wrong, used = evidence.deployed_errors(natural, mixture, vote_weights, deployed, rows)
     train_error = wrong / used
 
-    kl = np.array([float(post.kl(nat)) for post, nat in zip(posteriors, nats, strict=True)])
-    kl = kl * (1 + _KL_SLACK) + _KL_SLACK
+    kl = raised_kl(
+        np.array([float(post.kl(nat)) for post, nat in zip(posteriors, nats, strict=True)])
+    )
     stats = [evidence.group_statistics(g, natural[g]) for g in range(h)]
     statistics = {key: np.array([float(s[key]) for s in stats]) for key in stats[0]}
     weights = np.asarray(mixture, dtype=np.float64)
     inputs = CertifyInputs(
-        family=spec.posterior,
+        family=spec.family,
         delta=float(spec.delta),
         posteriors=posteriors,
         natural=natural,
@@ -245,7 +245,7 @@ def _certify_posterior(statement):
         vote_weights=vote_weights,
         deployed=deployed,
         train_error=train_error,
-        problem=evidence.problem,
+        rows=evidence.rows,
     )
     certified = spec.bound.certify(inputs)
     # the bound's details (those of its certificate where it certifies its own way), the
@@ -336,8 +336,9 @@ def better(certified, candidate):
     return candidate if candidate.certificate.value < certified.certificate.value else certified
 
 
-def result(certified, mixture, history, n_iter, solver):
-    """The :class:`~skpacbayes.engine.spec.FitResult` of a certification."""
+def result(certified, mixture, history, n_iter, solver, groups):
+    """The :class:`~skpacbayes.engine.spec.FitResult` of a certification (``groups``: the
+    halves, :class:`~skpacbayes.engine.statistics.EvaluationGroup`)."""
     certificate = certified.certificate
     return FitResult(
         natural=certified.natural,
@@ -348,6 +349,7 @@ def result(certified, mixture, history, n_iter, solver):
         n_iter=n_iter,
         certificate=certificate,
         solver=solver,
+        groups=[(g.voters, g.samples) for g in groups],
     )
 
 

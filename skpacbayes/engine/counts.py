@@ -1,10 +1,12 @@
-"""The count path: a Categorical posterior fitted and certified on the voters' error counts.
+"""The count path: a posterior fitted and certified on the voters' error counts.
 
 For a bound that reads the sample only through the error counts of the voters and pairs of
-voters (:attr:`~skpacbayes.objectives.Bound.reads_counts`) and for every out-of-bag bank, one
-chunked pass counts them (:mod:`skpacbayes.engine.statistics`); the optimiser works on the
-counts (the bound's exact search, :mod:`skpacbayes.engine.exact_search`, its choice in closed
-form, or L-BFGS) and the certificate reads the same counts (:ref:`theory-statistics`).
+voters (:attr:`~skpacbayes.objectives.Capabilities.reads_counts`) with a family whose
+statistics are functions of them (:attr:`~skpacbayes.posteriors.Posterior.counts_suffice`,
+the Categorical), and for every out-of-bag bank, one chunked pass counts them
+(:mod:`skpacbayes.engine.statistics`); the optimiser works on the counts (the exact search the
+bound declares, :mod:`skpacbayes.engine.exact_search`, its choice in closed form, or L-BFGS)
+and the certificate reads the same counts (:ref:`theory-statistics`).
 """
 
 import math
@@ -12,7 +14,7 @@ import math
 import numpy as np
 import torch
 
-from skpacbayes.engine.certificate import _STAT_SLACK
+from skpacbayes.engine.certificate import raised_statistic
 from skpacbayes.engine.certify import PosteriorStatement, better, certify, result
 from skpacbayes.engine.descent import run_lbfgs, stack_stats
 from skpacbayes.engine.exact_search import gibbs_search, tandem_search
@@ -32,33 +34,64 @@ from skpacbayes.engine.statistics import (
     statistics_of,
 )
 
-__all__ = ["Counts", "count_objective", "fit_on_counts"]
+__all__ = ["Counts", "count_objective", "fit_on_counts", "uses_counts"]
+
+
+def uses_counts(spec, out_of_bag=False):
+    """Whether the fit of ``spec`` runs on the error counts (the count path) rather than on
+    the rows.
+
+    Every out-of-bag bank does (each voter has its own rows); otherwise a bound that reads
+    the counts (:attr:`~skpacbayes.objectives.Capabilities.reads_counts`) with a family whose
+    statistics are functions of them (:attr:`~skpacbayes.posteriors.Posterior.counts_suffice`),
+    unless Adam is asked for (it steps over the rows), except for a bound that chooses its
+    posterior on the counts in closed form whatever the solver.
+
+    Parameters
+    ----------
+    spec : FitSpec
+        The fit's specification.
+    out_of_bag : bool, default=False
+        Whether the bank is out of bag.
+
+    Returns
+    -------
+    bool
+        True for the count path.
+    """
+    if out_of_bag:
+        return True
+    capabilities = spec.bound.capabilities
+    if not (capabilities.reads_counts and spec.family.counts_suffice):
+        return False
+    return capabilities.chooses_on_counts or spec.solver != "adam"
 
 
 class Counts:
     """The counts of each group, their rates as tensors, and the statements' sample sizes."""
 
-    def __init__(self, statistics, scheme, keys, n_classes):
-        self.keys = keys
+    def __init__(self, statistics, scheme, spec):
+        self.keys = spec.bound.statistic_keys
         self.groups = [statistics.group(g.voters) for g in scheme.groups]
-        self.m = [gs.sample_size(keys) for gs in self.groups]
+        self.m = [gs.sample_size(self.keys) for gs in self.groups]
         self.posteriors = [
-            make_posterior("categorical", g.voters.size, n_classes) for g in scheme.groups
+            make_posterior(spec.posterior, g.voters.size, spec.n_classes, spec.prior)
+            for g in scheme.groups
         ]
 
     def tensors(self, dtype, device):
         return [count_statistic_tensors(gs, self.keys, dtype, device) for gs in self.groups]
 
-    def exact_search(self, delta, tandem):
-        """Per-group exact search of the Gibbs (or, with ``tandem``, the tandem) bound's
-        optimum; a free mixture goes to the group of the lowest bound. Returns the natural
-        parameters, the mixture and the number of groups searched."""
+    def exact_search(self, delta, kind):
+        """Per-group exact search of the optimum of the Gibbs (``kind="gibbs"``) or the tandem
+        (``"tandem"``) bound; a free mixture goes to the group of the lowest bound. Returns the
+        natural parameters, the mixture and the number of groups searched."""
         h = len(self.groups)
         natural, values, evaluations = [], [], 0
         for gs, m in zip(self.groups, self.m, strict=True):
             q, value = (
                 tandem_search(gs.tandem, m, delta / h)
-                if tandem
+                if kind == "tandem"
                 else gibbs_search(gs.rates, m, delta / h)
             )
             natural.append(q)
@@ -76,7 +109,7 @@ def fit_on_counts(spec, passes, y_idx, scheme, seed, bank, device):
     the counts; returns a :class:`~skpacbayes.engine.spec.FitResult`."""
     keys = spec.bound.statistic_keys
     statistics = passes.statistics(y_idx, scheme, pairs=needs_pairs(keys), device=device)
-    counts = Counts(statistics, scheme, keys, spec.n_classes)
+    counts = Counts(statistics, scheme, spec)
     with thread_limit(1):  # small arrays: threads would only wait (see exact_search)
         natural, mixture, history, n_iter, solver = _optimise_counts(spec, counts, seed)
     spec.log(f"{solver} optimiser on the error counts: {n_iter} iterations")
@@ -95,11 +128,11 @@ def fit_on_counts(spec, passes, y_idx, scheme, seed, bank, device):
 
     def gibbs(g, nat, scales=None):  # the Gibbs risk does not change with the scale
         p = np.asarray(nat, dtype=np.float64)
-        risk = min(1.0, float(p @ counts.groups[g].rates / p.sum()) + _STAT_SLACK)
+        risk = float(raised_statistic(float(p @ counts.groups[g].rates / p.sum())))
         return risk if scales is None else np.full(len(scales), risk)
 
     context = RefineContext(
-        spec.posterior,
+        spec.family,
         spec.delta,
         scheme.groups,
         lambda: (counts.posteriors, counts.m, gibbs, [gs.errors for gs in counts.groups]),
@@ -107,14 +140,14 @@ def fit_on_counts(spec, passes, y_idx, scheme, seed, bank, device):
     refined = spec.bound.refine(context, natural, mixture)
     if refined is not None:
         certified = better(certified, certify_at(*refined))
-    return result(certified, mixture, history, n_iter, solver)
+    return result(certified, mixture, history, n_iter, solver, scheme.groups)
 
 
 class _CountEvidence:
     """What the certificate reads on the count path: each half's statistics from its counts,
     the deployed vote's errors from one more pass over the votes."""
 
-    problem = None
+    rows = None  # the counts only
 
     def __init__(self, counts, passes, y_idx, n_classes):
         self.counts, self.passes, self.y_idx, self.n_classes = counts, passes, y_idx, n_classes
@@ -148,8 +181,9 @@ def _out_of_bag_details(bank, statistics):
 def _optimise_counts(spec, counts, seed):
     """Natural parameters, mixture, history, iterations and solver name on the counts."""
     h, delta = len(counts.groups), float(spec.delta)
-    chosen = spec.bound.choose_on_counts(counts, delta)
-    if chosen is not None:
+    capabilities = spec.bound.capabilities
+    if capabilities.chooses_on_counts:
+        chosen = spec.bound.choose_on_counts([gs.rates for gs in counts.groups], counts.m, delta)
         return *chosen, [], 0, "exact"
     generator = torch.Generator(device="cpu").manual_seed(seed)
     prior_start = [
@@ -164,17 +198,14 @@ def _optimise_counts(spec, counts, seed):
         return natural, _free_mixture(h), [], 0, "none"
     if spec.solver == "adam":  # out-of-bag banks: full-batch Adam steps on the counts
         return (*_adam_on_counts(spec, counts, prior_start, seed), "adam")
-    if spec.solver == "auto":
+    if spec.solver == "auto" and capabilities.exact_search is not None:
         # an exact search reaches the optimum (up to its resolution): nothing to refine
-        searched = spec.bound.search_counts(counts, delta)
-        if searched is not None:
-            natural, mixture, groups = searched
-            return natural, mixture, [], groups, "exact"
+        natural, mixture, groups = counts.exact_search(delta, capabilities.exact_search)
+        return natural, mixture, [], groups, "exact"
     start = prior_start
-    if spec.solver == "auto":
-        natural = spec.bound.count_start(counts, delta)
-        if natural is not None:
-            start = [torch.log(torch.from_numpy(q).clamp_min(1e-300)) for q in natural]
+    if spec.solver == "auto" and capabilities.exact_start is not None:
+        natural = counts.exact_search(delta, capabilities.exact_start)[0]
+        start = [torch.log(torch.from_numpy(q).clamp_min(1e-300)) for q in natural]
     objective = count_objective(spec, counts)
     natural, mixture, history, n_iter = run_lbfgs(spec, counts.posteriors, objective, start)
     return natural, mixture, history, n_iter, "lbfgs"

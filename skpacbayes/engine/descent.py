@@ -1,9 +1,9 @@
 """One L-BFGS descent of a posterior's parameters, in the coordinates it is searched in.
 
 Shared by both paths (:mod:`skpacbayes.engine.counts`, :mod:`skpacbayes.engine.rows`): the
-search coordinates (the square roots of Categorical probabilities), the box L-BFGS-B keeps
-them in, the mixture weight of split voters, and the early stop of a run that arrives where
-an earlier one ended.
+search coordinates (the square roots of the probabilities of a family that asks for them), the
+box L-BFGS-B keeps them in (the family's), the mixture weight of split voters, and the early
+stop of a run that arrives where an earlier one ended.
 """
 
 import math
@@ -16,10 +16,8 @@ from skpacbayes.engine.optimisers import LBFGS_FTOL, minimize_lbfgs
 __all__ = ["caught_up", "mixture_weights", "run_lbfgs", "stack_stats"]
 
 _CAUGHT_UP_TOL = 1e-5  # a later run within this of an earlier end, and as slow, stops
-# Box of the coordinates L-BFGS searches (a line-search step stays representable: square
-# roots of probabilities, see _to_search, log-concentrations within the float32 training
-# range, Gaussian means) and of the mixture's logit.
-_SEARCH_BOUNDS = {"categorical": (-1e3, 1e3), "dirichlet": (-69.0, 18.0), "gaussian": (-1e6, 1e6)}
+# Box of the mixture's logit (those of the posteriors' coordinates are their families':
+# Posterior.search_bounds).
 _ALPHA_BOUNDS = (-50.0, 50.0)
 
 
@@ -38,20 +36,22 @@ def caught_up(history, level):
 
 def _square_root_search(spec, post):
     """Whether L-BFGS searches ``post`` in the square roots of its probabilities
-    (:func:`_to_search`): a Categorical posterior under a PAC-Bayes objective.
+    (:func:`_to_search`): a family that asks for them
+    (:attr:`~skpacbayes.posteriors.Posterior.square_root_search`, the Categorical) under a
+    PAC-Bayes objective.
 
     In these coordinates the KL's curvature is the Fisher metric of the family, four times
     the identity; in the logits it is ``p_i`` along coordinate ``i``, so that the many small
     weights of a trained posterior make the objective ill-conditioned and L-BFGS creeps
     through them. A bound that trains the vote's cross-entropy (no KL term) keeps the logits.
     """
-    return post.name == "categorical" and not spec.bound.trains_vote
+    return post.square_root_search and not spec.bound.capabilities.trains_vote
 
 
 def _to_search(raw, square_root):
     """The coordinates L-BFGS searches for the raw parameter ``raw``: ``raw`` itself, or with
     ``square_root`` (a Categorical posterior, :func:`_square_root_search`) the square roots
-    ``x = sqrt(softmax(raw))`` of its probabilities."""
+    ``x = sqrt(softmax(raw))`` of its probabilities (its family's ``raw`` are logits)."""
     if not square_root:
         return raw
     return torch.exp(0.5 * (raw - torch.logsumexp(raw, dim=-1, keepdim=True)))
@@ -77,9 +77,9 @@ def run_lbfgs(spec, posteriors, objective, start, rank=None, level=math.inf):
     natural parameters, the mixture, the history and the iterations.
     """
     h = len(posteriors)
-    fixed = spec.bound.fixed_mixture_weight
+    fixed = spec.bound.capabilities.fixed_mixture_weight
     free_alpha = h > 1 and fixed is None
-    bounds = [_SEARCH_BOUNDS[post.name] for post in posteriors]
+    bounds = [post.search_bounds for post in posteriors]
     bounds += [_ALPHA_BOUNDS] if free_alpha else []
     logger = spec.log if spec.verbose > 1 else None
     roots = [_square_root_search(spec, post) for post in posteriors]

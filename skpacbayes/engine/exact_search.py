@@ -23,14 +23,13 @@ m)``, ``t = 1`` or ``2``); the estimator certifies the weights from scratch afte
 """
 
 import numpy as np
-import torch
 from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
 
 from skpacbayes.bounds import seeger_epsilon
-from skpacbayes.bounds._kl import _kl_shifted, _newton_on_u, newton_kl_inv_upper
-from skpacbayes.bounds._pacbayes import _seeger_eps
+from skpacbayes.bounds._kl import kl_shifted, newton_kl_inv_upper, newton_kl_root
 from skpacbayes.engine.parallel import thread_limit
+from skpacbayes.posteriors import categorical_kl
 
 __all__ = ["gibbs_posterior", "gibbs_search", "tandem_search"]
 
@@ -58,13 +57,6 @@ def _softmax_rows(logits):
     logits = logits - logits.max(axis=-1, keepdims=True)
     q = np.exp(logits)
     return q / q.sum(axis=-1, keepdims=True)
-
-
-def _kl(q, log_prior):
-    """KL(q || pi) per row of ``q`` (0 ln 0 = 0)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(q > 0, q * (np.log(q) - log_prior), 0.0)
-    return np.maximum(terms.sum(axis=-1), 0.0)
 
 
 def _objective(stat, kl, m, delta, t):
@@ -168,9 +160,8 @@ class _GibbsPath:
         self.shifted = rates - self.best
         self.log_prior = log_prior
         self.m = float(m)
-        # eps = this + K / m (the unchecked form: m and delta are the search's own)
-        constants = torch.tensor([0.0, self.m, float(delta)], dtype=torch.float64)
-        self.eps_at_zero = float(_seeger_eps(*constants))
+        # eps = this + K / m
+        self.eps_at_zero = float(seeger_epsilon(0.0, self.m, float(delta)))
 
     def statistics(self, log_betas):
         """``(s, eps, beta / m)`` at each ``log beta`` (float64 arrays)."""
@@ -189,7 +180,7 @@ class _GibbsPath:
     def _gap(s, eps, u):
         """``kl(s || p_u) - eps`` (``s = 0``: ``p_u = 0``, ``-eps``)."""
         with np.errstate(over="ignore", invalid="ignore"):
-            return np.where(s > 0, _kl_shifted(s, u), 0.0) - eps
+            return np.where(s > 0, kl_shifted(s, u), 0.0) - eps
 
     def slope_sign(self, log_betas):
         """A number of the sign of the objective's slope at each ``log beta``."""
@@ -201,7 +192,7 @@ class _GibbsPath:
         beta / m`` (the derivative in ``u`` is ``p_u - s``; the function is convex)."""
         s, eps, u = self.statistics(np.array([log_beta]))
         with np.errstate(all="ignore"):
-            return float(_newton_on_u(s, eps, u, _STATIONARY_NEWTON_STEPS)[0])
+            return float(newton_kl_root(s, eps, u, _STATIONARY_NEWTON_STEPS)[0])
 
 
 def _crossings(x, h):
@@ -262,11 +253,11 @@ def gibbs_search(rates, m, delta, prior=None):
     positive = shifted[(shifted > 0) & np.isfinite(log_prior)]
     if positive.size == 0:  # every voter of the prior's support has the same rate: the prior
         q = gibbs_posterior(rates, 0.0, prior)
-        return q, float(_objective(q @ rates, _kl(q, log_prior), m, delta, 1))
+        return q, float(_objective(q @ rates, categorical_kl(q, log_prior), m, delta, 1))
 
     def values_at(log_betas):
         q = gibbs_posterior(rates, np.exp(log_betas), prior)
-        return _objective(q @ rates, _kl(q, log_prior), m, delta, 1)
+        return _objective(q @ rates, categorical_kl(q, log_prior), m, delta, 1)
 
     path = _GibbsPath(rates, log_prior, m, delta)
     lo, hi = np.log(0.01 / positive.max()), np.log(50.0 / positive.min())
@@ -416,14 +407,14 @@ def tandem_search(tandem, m, delta, prior=None):
             qs.append(solutions[log_lam])
         qs = np.array(qs)
         stats = np.einsum("gi,ij,gj->g", qs, tandem, qs)
-        return _objective(stats, _kl(qs, log_prior), m, delta, 2)
+        return _objective(stats, categorical_kl(qs, log_prior), m, delta, 2)
 
     top, bottom = np.log(10.0), np.log(0.1 / m)
     n_grid = max(2, int(np.ceil((top - bottom) / np.log(10.0) * _LAMBDA_PER_DECADE)))
     log_lam, value = _zoom(values_at, np.linspace(top, bottom, n_grid), 2, _LAMBDA_ZOOM)
     prior_q = _softmax_rows(path.log_prior)
     prior_value = float(
-        _objective(prior_q @ tandem @ prior_q, _kl(prior_q, log_prior), m, delta, 2)
+        _objective(prior_q @ tandem @ prior_q, categorical_kl(prior_q, log_prior), m, delta, 2)
     )
     if prior_value <= value:
         return prior_q, prior_value

@@ -1,11 +1,12 @@
-"""The engine's entry point: a fit handed a specification, votes and labels, never an estimator.
+"""The engine's entry point: a fit handed a specification, the voters and the rows, never an
+estimator.
 
 votes -> statistics -> optimiser -> certificate, along one of two paths
 (:ref:`theory-statistics`):
 
-* **counts** (:mod:`skpacbayes.engine.counts`): a Categorical posterior with a bound that
-  reads the sample only through the error counts of the voters and pairs of voters, and
-  every out-of-bag bank;
+* **counts** (:mod:`skpacbayes.engine.counts`): a family whose statistics are functions of the
+  error counts (the Categorical) with a bound that reads the sample only through the error
+  counts of the voters and pairs of voters, and every out-of-bag bank;
 * **rows** (:mod:`skpacbayes.engine.rows`): the per-row families, trained on the 0/1 error
   matrix in float32 and certified on every stochastic loss in float64.
 
@@ -14,45 +15,80 @@ Both end in the one certify step (:mod:`skpacbayes.engine.certify`).
 
 from joblib import effective_n_jobs
 
-from skpacbayes.engine.counts import fit_on_counts
+from skpacbayes.engine.counts import fit_on_counts, uses_counts
+from skpacbayes.engine.dask_passes import DaskVotePasses, is_dask_input
 from skpacbayes.engine.optimisers import resolve_device
 from skpacbayes.engine.parallel import thread_limit
-from skpacbayes.engine.rows import fit_on_rows
+from skpacbayes.engine.passes import VotePasses
+from skpacbayes.engine.rows import fit_on_rows, out_of_core_refusal
+from skpacbayes.engine.statistics import EvaluationScheme
 
-__all__ = ["fit_posterior", "uses_counts"]
-
-
-def uses_counts(spec, out_of_bag=False):
-    """Whether the fit of ``spec`` runs on the error counts (the count path) rather than on
-    the rows."""
-    return spec.bound.uses_counts(spec.posterior, spec.solver, out_of_bag)
+__all__ = ["check_combination", "fit_posterior", "out_of_core_refusal", "uses_counts"]
 
 
-def fit_posterior(spec, passes, y_idx, scheme, seed, bank=None):
+def check_combination(spec, split):
+    """Refuse a posterior family the bound does not certify on these voters.
+
+    Parameters
+    ----------
+    spec : FitSpec
+        The fit's specification.
+    split : bool
+        Whether the voters are split (two halves) or out of bag.
+
+    Raises
+    ------
+    ValueError
+        Naming the families that are valid here.
+    """
+    valid = spec.bound.valid_posteriors(spec.n_classes, split)
+    if spec.posterior not in valid:
+        task = "binary" if spec.n_classes == 2 else f"{spec.n_classes}-class"
+        voters = "split voters (two halves)" if split else "data-independent voters"
+        raise ValueError(
+            f"{spec.label} gives no certificate for posterior={spec.posterior!r} on a {task} "
+            f"task with {voters}. Valid posteriors here: {list(valid) or 'none'}."
+        )
+
+
+def fit_posterior(spec, voters, X, y_idx, seed):
     """Optimise the posterior on the statistics or the rows, then certify it.
 
     Parameters
     ----------
     spec : FitSpec
         The bound, the posterior family and the optimiser's options.
-    passes : VotePasses or DaskVotePasses
-        The votes of the training rows, in chunks.
-    y_idx : ndarray of shape (n_rows,)
+    voters : voter bank
+        Fitted on the rows of ``X``: which voter may be evaluated on which row follows from
+        it (:class:`~skpacbayes.engine.statistics.EvaluationScheme`), and an out-of-bag bank's
+        draws go into the certificate's details.
+    X : {ndarray, sparse matrix, dask array} of shape (n_rows, n_features)
+        The training rows (a dask array is read by map-reduce passes on its blocks).
+    y_idx : ndarray or dask array of shape (n_rows,)
         True class indices.
-    scheme : EvaluationScheme
-        Which voter may be evaluated on which row.
     seed : int
         Seed of the local torch generator (starting noise, mini-batches).
-    bank : voter bank, optional
-        The fitted bank (an out-of-bag bank's draws go into the certificate's details).
 
     Returns
     -------
     FitResult
+
+    Raises
+    ------
+    ValueError
+        If the bound does not certify the family on these voters
+        (:func:`check_combination`), or the fit cannot run on a dask array
+        (:func:`~skpacbayes.engine.rows.out_of_core_refusal`).
     """
+    scheme = EvaluationScheme.from_voters(voters, X.shape[0])
+    check_combination(spec, scheme.is_split or scheme.out_of_bag)
+    if is_dask_input(X):
+        passes = DaskVotePasses(voters, X)
+    else:
+        passes = VotePasses(voters, X)
     device = resolve_device(spec.device)
     # threads of torch (OpenMP): n_jobs (None: one), of BLAS: one (see thread_limit)
     with thread_limit(effective_n_jobs(spec.n_jobs)):
         if uses_counts(spec, scheme.out_of_bag):
-            return fit_on_counts(spec, passes, y_idx, scheme, seed, bank, device)
+            return fit_on_counts(spec, passes, y_idx, scheme, seed, voters, device)
         return fit_on_rows(spec, passes, y_idx, scheme, seed, device)

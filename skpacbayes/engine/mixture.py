@@ -1,6 +1,6 @@
-"""The deployed classifier of a Gaussian posterior on split voters: the mixture's Bayes
-classifier, whose class scores are the win probabilities ``P_Q(y wins)``
-(:ref:`theory-split`)."""
+"""The deployed classifier of a family that deploys the mixture's Bayes classifier on split
+voters (the Gaussian's, :attr:`~skpacbayes.posteriors.Posterior.split_deployment`), whose class
+scores are the win probabilities ``P_Q(y wins)`` (:ref:`theory-split`)."""
 
 import math
 
@@ -88,18 +88,22 @@ def _mixture_decision_scores(halves):
     return scores
 
 
-def mixture_win_probabilities(prior, groups, natural, mixture, n_classes, votes, decide=False):
-    """Mixture's win probabilities P_Q(y wins) of a Gaussian posterior on split voters.
+def mixture_win_probabilities(
+    posterior, prior, groups, natural, mixture, n_classes, votes, decide=False
+):
+    """Mixture's win probabilities P_Q(y wins) of a posterior on split voters.
 
     Used by ``predict`` (``decide=True``: only the entries that decide the arg-max are
     exact, see :func:`mixture_scores`), ``predict_proba`` and ``decision_function`` of
-    split Gaussian estimators (the deployed classifier is the mixture's Bayes classifier,
-    :ref:`theory-split`).
+    the split estimators whose family deploys the mixture's Bayes classifier (the
+    Gaussian's, :ref:`theory-split`).
 
     Parameters
     ----------
+    posterior : str
+        The posterior family's name.
     prior : float or None
-        The Gaussian prior's parameter.
+        The prior's parameter.
     groups : list of (ndarray, ndarray)
         The voters and rows of each half.
     natural : list of ndarray
@@ -114,5 +118,5 @@ def mixture_win_probabilities(prior, groups, natural, mixture, n_classes, votes,
         Only the entries that decide the arg-max are exact.
     """
     groups = [EvaluationGroup(v, s) for v, s in groups]
-    posteriors = [make_posterior("gaussian", g.voters.size, n_classes, prior) for g in groups]
+    posteriors = [make_posterior(posterior, g.voters.size, n_classes, prior) for g in groups]
     return mixture_scores(posteriors, natural, mixture, groups, votes, decide=decide)

@@ -74,18 +74,18 @@ class RowProblem:
         # which halves every product), but plain where the bound follows the last bits of the
         # trained point (the folded products round differently); a large one on the CPU also
         # in bytes, a quarter more memory, which the products of its rows read (the same
-        # numbers: ErrorMask.with_bytes). Certificates (float64) and the multi-class Gaussian
-        # (which needs the votes) do not use it.
+        # numbers: ErrorMask.with_bytes). Certificates (float64) and a family whose loss reads
+        # the votes themselves (the multi-class Gaussian's) do not use it.
         self.errors = None
-        uses_votes = spec.posterior == "gaussian" and self.n_classes > 2
+        uses_votes = self.posteriors[0].reads_class_votes
         if dtype != torch.float64 and not uses_votes and hold_errors:
-            mask = ErrorMask if spec.bound.follows_last_bits else ErrorMask.folded
+            mask = ErrorMask if spec.bound.capabilities.follows_last_bits else ErrorMask.folded
             self.errors = [
                 mask(_error_matrix(v, lab, dtype)).with_bytes()
                 for v, lab in zip(self.votes, self.labels, strict=True)
             ]
-        # The multi-class Gaussian's votes as int64 indices with their vote counts, once, in
-        # chunks of rows (the class sums then skip both at every evaluation); within a budget
+        # Such votes (the multi-class Gaussian's) as int64 indices with their vote counts, once,
+        # in chunks of rows (the class sums then skip both at every evaluation); within a budget
         self.class_votes = self._indices = None
         if uses_votes and hold_errors and 8 * sum(v.numel() for v in self.votes) <= _INDEX_BYTES:
             self._indices = [v.long() for v in self.votes]
@@ -174,8 +174,7 @@ class RowProblem:
         """
         with torch.no_grad():
             values = torch.from_numpy(np.asarray(nat)).to(self.dtype)
-            if self.spec.posterior == "dirichlet":  # concentrations stay > 0
-                values = values.clamp_min(torch.finfo(values.dtype).tiny)
+            values = self.posteriors[g].into_domain(values, values.dtype)
             r = self.losses(g, values, scales=scales)
         allowance = self.posteriors[g].loss_tolerance + _STAT_SLACK
         if scales is None:

@@ -8,12 +8,15 @@ exceeds a memory budget); the certificate recomputes every stochastic loss in fl
 """
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 
 from skpacbayes._sync import trusted_inputs
 from skpacbayes.engine.certify import PosteriorStatement, better, certify, result
+from skpacbayes.engine.counts import uses_counts
 from skpacbayes.engine.descent import caught_up, mixture_weights, run_lbfgs, stack_stats
 from skpacbayes.engine.exact_search import gibbs_search
 from skpacbayes.engine.mixture import mixture_scores
@@ -36,12 +39,55 @@ from skpacbayes.engine.vote_loss import (
     vote_training_errors,
 )
 
-__all__ = ["ERROR_MATRIX_BYTES", "RowContext", "fit_on_rows", "row_objective", "train_rows"]
+__all__ = [
+    "ERROR_MATRIX_BYTES",
+    "RowContext",
+    "fit_on_rows",
+    "out_of_core_refusal",
+    "row_objective",
+    "train_rows",
+]
 
 #: largest error matrix the full-batch solver holds with ``solver="auto"`` (else Adam)
 ERROR_MATRIX_BYTES = 2**31
 _START_SCALES = np.logspace(-1.0, 3.0, 9)  # the scales scanned for the per-row starts
 _START_MIX = 1e-3  # weight of the prior in the mapped starts (every coordinate stays > 0)
+
+
+def out_of_core_refusal(spec):
+    """Why the fit of ``spec`` cannot run on a dask array, or None where it can: the one list
+    of those refusals (the estimators add what works).
+
+    The count path always can (its passes are sums). On a dask array the row path trains on
+    an in-memory sample of the rows (``max_train_rows``) and certifies every row by a
+    map-reduce of sums: a bound whose certificate reads every row, or a fit asked to train on
+    every row, is refused.
+
+    Parameters
+    ----------
+    spec : FitSpec
+        The fit's specification.
+
+    Returns
+    -------
+    reason : str or None
+        The refusal (it names ``spec.label``, the estimator), or None.
+    """
+    if uses_counts(spec):
+        return None
+    if not spec.bound.capabilities.certifies_from_sums:
+        return (
+            f"{spec.label} cannot fit on a dask array: the certificate of its {spec.bound.name} "
+            "bound reads every row (no map-reduce of sums certifies it), which a dask array "
+            "does not hold in memory."
+        )
+    if spec.max_train_rows is None:
+        return (
+            f"{spec.label}(posterior={spec.posterior!r}, max_train_rows=None) cannot fit on a "
+            "dask array: it would train on every row in memory. Give max_train_rows, the size "
+            "of the in-memory training sample."
+        )
+    return None
 
 
 def fit_on_rows(spec, passes, y_idx, scheme, seed, device):
@@ -54,21 +100,14 @@ def fit_on_rows(spec, passes, y_idx, scheme, seed, device):
     in the process or, on a dask array, by a map-reduce whose tasks return sums.
     """
     groups = scheme.groups
-    if passes.out_of_core and not spec.bound.certifies_from_sums:
-        raise ValueError(
-            f"The {spec.bound.name} bound reads every row at its certificate: no map-reduce "
-            "of sums certifies it on a dask array."
-        )
+    refusal = out_of_core_refusal(spec) if passes.out_of_core else None
+    if refusal is not None:
+        raise ValueError(refusal)
     sampled = training_groups(groups, spec.max_train_rows, seed)
     if sampled is None and not passes.out_of_core:  # every row trains (and certifies)
         votes = passes.whole()
         train_votes, train_y, train_groups = votes, y_idx, groups
     else:
-        if spec.max_train_rows is None:
-            raise ValueError(
-                "max_train_rows=None trains on every row in memory, which a dask array does "
-                "not hold: give the size of the in-memory training sample."
-            )
         train_groups = groups if sampled is None else sampled
         rows = np.unique(np.concatenate([g.samples for g in train_groups]))
         if passes.out_of_core:  # the sample's votes from the workers; the rest stays there
@@ -103,7 +142,28 @@ def fit_on_rows(spec, passes, y_idx, scheme, seed, device):
         f"{solver} on the {train_votes.shape[0]} x {train_votes.shape[1]} votes: {n_iter} "
         f"{'epochs' if solver == 'adam' else 'iterations'}"
     )
-    context = RowContext(spec, train_votes, train_y, train_groups, device, seed, solver, kept)
+
+    def vote_weights_trained_on(voters, samples):
+        fold = RowProblem(
+            spec,
+            train_votes,
+            train_y,
+            [EvaluationGroup(voters, samples)],
+            device,
+            torch.float32,
+        )
+        natural = train_rows(spec, fold, seed, solver, kept)[0]
+        return fold.posteriors[0].vote_weights(torch.from_numpy(natural[0])).numpy()
+
+    context = RowContext(
+        train_votes,
+        train_y,
+        train_groups,
+        seed,
+        spec.n_classes,
+        spec.family,
+        vote_weights_trained_on,
+    )
     natural, trained_details = spec.bound.after_training(context, natural)
     if votes is None:
         certifier = _MapReduceCertifier(spec, passes, y_idx, groups)
@@ -139,11 +199,11 @@ def fit_on_rows(spec, passes, y_idx, scheme, seed, device):
         return search.posteriors, statement_m, search.gibbs, errors
 
     refined = spec.bound.refine(
-        RefineContext(spec.posterior, spec.delta, train_groups, search_inputs), natural, mixture
+        RefineContext(spec.family, spec.delta, train_groups, search_inputs), natural, mixture
     )
     if refined is not None:
         certified = better(certified, certify_at(*refined))
-    return result(certified, mixture, history, n_iter, solver)
+    return result(certified, mixture, history, n_iter, solver, groups)
 
 
 class _InMemoryCertifier:
@@ -153,6 +213,12 @@ class _InMemoryCertifier:
         self.spec, self.votes, self.y_idx, self.groups = spec, votes, y_idx, groups
         self.problem = RowProblem(spec, votes, y_idx, groups, torch.device("cpu"), torch.float64)
         self.posteriors, self.m = self.problem.posteriors, self.problem.m
+
+    @property
+    def rows(self):
+        """The votes and labels of each half (NumPy views of the row problem's)."""
+        pairs = zip(self.problem.votes, self.problem.labels, strict=True)
+        return [(votes.numpy(), labels.numpy()) for votes, labels in pairs]
 
     def group_statistics(self, g, nat):
         sums = loss_sums(self.problem, self.spec.bound, g, nat)
@@ -174,7 +240,7 @@ class _MapReduceCertifier:
     """The certificate's reads of the rows of a dask array: one pass per statistic and for
     the deployed vote's errors, the workers returning sums only."""
 
-    problem = None  # no bound that reads the rows themselves is certified here
+    rows = None  # no bound that reads the rows themselves is certified here
 
     def __init__(self, spec, passes, y_idx, groups):
         self.spec, self.passes, self.y_idx, self.groups = spec, passes, y_idx, groups
@@ -194,34 +260,39 @@ class _MapReduceCertifier:
         return self.passes.vote_errors(self.y_idx, weights, self.spec.n_classes, rows)
 
 
+@dataclass(frozen=True)
 class RowContext:
     """What a bound reads after the training on the rows
-    (:meth:`~skpacbayes.objectives.Bound.after_training`): the fit's specification, votes,
-    labels, groups and a way to train the same way on some of the rows."""
+    (:meth:`~skpacbayes.objectives.Bound.after_training`): plain data, and one way to train
+    again.
 
-    def __init__(self, spec, votes, y_idx, groups, device, seed, solver, kept):
-        self.spec = spec
-        self.votes = votes
-        self.y_idx = y_idx
-        self.groups = groups
-        self.seed = seed
-        self._device = device
-        self._solver = solver
-        self._kept = kept
+    Attributes
+    ----------
+    votes : ndarray of shape (n_rows, n_voters)
+        The training rows' votes (class indices).
+    y_idx : ndarray of shape (n_rows,)
+        Their true class indices.
+    groups : list of EvaluationGroup
+        The halves (their voters and rows).
+    seed : int
+        The fit's seed.
+    n_classes : int
+        Number of classes.
+    family : type
+        The posterior family (its class in :mod:`skpacbayes.posteriors`).
+    vote_weights_trained_on : callable
+        ``vote_weights_trained_on(voters, samples)``: the vote weights (NumPy) of the
+        posterior trained as the fit was, on the rows ``samples`` and the voters ``voters``,
+        from the start whose run the fit kept.
+    """
 
-    def vote_weights_trained_on(self, voters, samples):
-        """The vote weights (NumPy) of the posterior trained as the fit was, on the rows
-        ``samples`` and the voters ``voters``, from the start whose run the fit kept."""
-        fold = RowProblem(
-            self.spec,
-            self.votes,
-            self.y_idx,
-            [EvaluationGroup(voters, samples)],
-            self._device,
-            torch.float32,
-        )
-        natural = train_rows(self.spec, fold, self.seed, self._solver, self._kept)[0]
-        return fold.posteriors[0].vote_weights(torch.from_numpy(natural[0])).numpy()
+    votes: np.ndarray
+    y_idx: np.ndarray
+    groups: list
+    seed: int
+    n_classes: int
+    family: type
+    vote_weights_trained_on: Any
 
 
 def row_objective(spec, problem, statement_m=None):
@@ -238,7 +309,7 @@ def row_objective(spec, problem, statement_m=None):
     def objective(raws, weights, rows_list=None, shared=False, losses=None):
         rows_list = [None] * h if rows_list is None else rows_list
         nats = [post.natural(raw) for post, raw in zip(problem.posteriors, raws, strict=True)]
-        if spec.bound.trains_vote:
+        if spec.bound.capabilities.trains_vote:
             return vote_cross_entropy(problem, nats, rows_list)
         stats = []
         for g in range(h):
@@ -281,7 +352,7 @@ def train_rows(spec, problem, seed, solver, start=None, statement_m=None):
     starts = {"prior": ([raw.detach() for raw in prior], None)}
     # L-BFGS from the prior and from every mapped start, the lowest end kept: a start's
     # objective does not tell where its descent ends
-    fixed = spec.bound.fixed_mixture_weight
+    fixed = spec.bound.capabilities.fixed_mixture_weight
     alpha_raw = torch.zeros((), device=problem.device)
     weights = mixture_weights(alpha_raw, fixed, problem.n_groups, torch.float32, problem.device)
     if start != "prior":
@@ -291,7 +362,7 @@ def train_rows(spec, problem, seed, solver, start=None, statement_m=None):
         name = start if start in starts else "best voter"
         starts = {name: starts[name]}
     rank = None
-    if spec.bound.trains_vote:
+    if spec.bound.capabilities.trains_vote:
         # the bound reads the vote's training errors, which the cross-entropy only steers:
         # each run keeps its evaluated point with the fewest, and the run that ends with the
         # fewest is kept (the bound holds for every weight vector at once, so the choice
@@ -303,7 +374,7 @@ def train_rows(spec, problem, seed, solver, start=None, statement_m=None):
     # A run that arrives where an earlier one ended stops there and counts at that end (the
     # earlier run, which went on to converge, is kept). Not with a rank, whose runs are judged
     # by the training errors of their points, nor where the bound asks every run to converge.
-    stops = rank is None and not spec.bound.converge_every_start
+    stops = rank is None and not spec.bound.capabilities.converge_every_start
     runs, ends = {}, {}
     for name, (raws, _) in starts.items():
         # (the histories hold finite values or +inf: minimize_lbfgs maps the others to +inf)
@@ -344,7 +415,9 @@ def _row_starts(spec, problem, objective, weights, names=None):
     ``_START_MIX`` of uniform weights) times a scale chosen on ``_START_SCALES`` by the
     objective, a Dirichlet start the prior's concentrations plus such a scaled target, a
     Categorical start the target mixed with the uniform weights at the share (``scale /
-    1000``, at most 1) chosen on the same grid. Returns ``{name: (raws, objective)}``.
+    1000``, at most 1) chosen on the same grid: each family's
+    :meth:`~skpacbayes.posteriors.Posterior.start_natural`. Returns ``{name: (raws,
+    objective)}``.
     """
     h = problem.n_groups
     delta = float(spec.delta)
@@ -363,7 +436,6 @@ def _row_starts(spec, problem, objective, weights, names=None):
         del targets["gibbs"]
         names = {*names, "best voter"} if "gibbs" in names else names
     targets = {name: target for name, target in targets.items() if name in names}
-    family = spec.posterior
     starts = {}
     for name, target in targets.items():
         mixed = [(1 - _START_MIX) * q + _START_MIX / q.size for q in target]
@@ -371,13 +443,7 @@ def _row_starts(spec, problem, objective, weights, names=None):
         def raws_at(scale, mixed=mixed):
             out = []
             for post, q in zip(problem.posteriors, mixed, strict=True):
-                if family == "dirichlet":  # the prior's concentrations plus the target's
-                    nat = post.prior.numpy() + scale * q.size * q
-                elif family == "gaussian":
-                    nat = scale * np.sqrt(q.size) * q
-                else:  # the target mixed with the uniform prior (scales above 1: none)
-                    share = min(1.0, scale / _START_SCALES[-1])
-                    nat = share * q + (1.0 - share) / q.size
+                nat = post.start_natural(q, scale, _START_SCALES[-1])
                 out.append(
                     post.raw_from_natural(torch.from_numpy(nat))
                     .to(device=problem.device, dtype=torch.float32)
@@ -386,7 +452,8 @@ def _row_starts(spec, problem, objective, weights, names=None):
             return out
 
         with torch.no_grad():
-            if family == "gaussian" and not spec.bound.trains_vote:
+            linear = problem.posteriors[0].start_scales_linearly
+            if linear and not spec.bound.capabilities.trains_vote:
                 # the points are the scales times the point at scale 1: the losses of the ray
                 # at once (the sums of the weights formed once, scaled_stochastic_losses)
                 scales = [float(t) for t in _START_SCALES]
@@ -411,7 +478,7 @@ def _train_adam(spec, problem, raws, generator, statement_m=None):
     """Mini-batch Adam (the reference paper's protocol), then a full-batch L-BFGS polish."""
     device = problem.device
     h = problem.n_groups
-    fixed_alpha = spec.bound.fixed_mixture_weight
+    fixed_alpha = spec.bound.capabilities.fixed_mixture_weight
     alpha_raw = torch.zeros((), dtype=torch.float32, device=device, requires_grad=True)
     params = raws + ([alpha_raw] if h > 1 and fixed_alpha is None else [])
     objective = row_objective(spec, problem, statement_m)
@@ -470,7 +537,7 @@ def _train_adam(spec, problem, raws, generator, statement_m=None):
     best = result.params
     # no polish for a bound that trains the vote's cross-entropy, nor for max_epochs=0 (the
     # starting point is deployed as is)
-    if not spec.bound.trains_vote and spec.max_epochs > 0:
+    if not spec.bound.capabilities.trains_vote and spec.max_epochs > 0:
         with torch.no_grad():
             for p, b in zip(params, best, strict=True):
                 p.copy_(b)

@@ -38,8 +38,8 @@ class FitSpec:
     ----------
     bound : Bound
         The bound (a :class:`~skpacbayes.objectives.Bound`) to train and certify.
-    posterior : {"categorical", "dirichlet", "gaussian"}
-        The posterior family.
+    posterior : str
+        The posterior family's name (one of :data:`~skpacbayes.posteriors.FAMILIES`).
     prior : float or None
         The family's prior parameter (None: its default).
     delta : float
@@ -81,6 +81,13 @@ class FitSpec:
     label: str = "skpacbayes"
     max_train_rows: int | None = None
 
+    @property
+    def family(self):
+        """The posterior family (its class in :mod:`skpacbayes.posteriors`)."""
+        from skpacbayes.posteriors import get_family
+
+        return get_family(self.posterior)
+
     def log(self, message):
         """Print a progress line when ``verbose``."""
         if self.verbose:
@@ -89,7 +96,29 @@ class FitSpec:
 
 @dataclass
 class FitResult:
-    """The fitted posterior, the deployed vote and its certificate."""
+    """The fitted posterior, the deployed vote and its certificate.
+
+    Attributes
+    ----------
+    natural : list of ndarray
+        The certified natural parameters of each half.
+    mixture_weights : ndarray
+        The mixture weights of the halves.
+    vote_weights : ndarray
+        The deployed vote's weights over all voters.
+    deployed : {"weighted_vote", "mixture_bayes"}
+        The kind of the deployed classifier.
+    history : list of float
+        The training objective of the kept run.
+    n_iter : int
+        Its iterations (epochs of Adam; groups searched by an exact search).
+    certificate : Certificate
+        The certificate.
+    solver : str
+        The optimiser that ran.
+    groups : list of (ndarray, ndarray)
+        The voters and the rows of each half.
+    """
 
     natural: list
     mixture_weights: np.ndarray
@@ -99,6 +128,7 @@ class FitResult:
     n_iter: int
     certificate: Certificate
     solver: str
+    groups: list
 
 
 class RefineContext:
@@ -109,8 +139,8 @@ class RefineContext:
 
     Parameters
     ----------
-    family : str
-        The posterior family.
+    family : str or type
+        The posterior family (its name, or its class in :mod:`skpacbayes.posteriors`).
     delta : float
         The confidence parameter.
     groups : list of EvaluationGroup
@@ -124,7 +154,9 @@ class RefineContext:
     """
 
     def __init__(self, family, delta, groups, build):
-        self.family = family
+        from skpacbayes.posteriors import get_family
+
+        self.family = get_family(family)
         self.delta = float(delta)
         self.groups = groups
         self._build = build
@@ -154,10 +186,10 @@ class RefineContext:
 
 def make_posterior(name, n_voters, n_classes, prior=None):
     """Instantiate the posterior family ``name`` (``prior``: None or a float, broadcast)."""
-    from skpacbayes.posteriors import Categorical, Dirichlet, Gaussian
+    from skpacbayes.posteriors import get_family
 
-    family = {"categorical": Categorical, "dirichlet": Dirichlet, "gaussian": Gaussian}[name]
+    family = get_family(name)
     try:
         return family(n_voters, n_classes, prior=None if prior is None else float(prior))
     except ValueError as exc:
-        raise ValueError(f"Invalid prior={prior!r} for the {name} posterior: {exc}") from exc
+        raise ValueError(f"Invalid prior={prior!r} for the {family.name} posterior: {exc}") from exc

@@ -1,5 +1,5 @@
 """The vote's cross-entropy: the training objective of a bound on the vote's training errors
-(:attr:`~skpacbayes.objectives.Bound.trains_vote`) and the target of the per-row fits' vote
+(:attr:`~skpacbayes.objectives.Capabilities.trains_vote`) and the target of the per-row fits' vote
 start; and the vote's training errors, which judge the runs of such a bound."""
 
 import torch

@@ -1,13 +1,22 @@
 """What every bound tells the engine, and the registry of the bounds by name."""
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-__all__ = ["POSTERIORS", "Bound", "CertifiedValue", "bound_class", "register", "training_upper"]
+__all__ = [
+    "Bound",
+    "Capabilities",
+    "CertifiedValue",
+    "bound_class",
+    "families_where",
+    "register",
+    "training_upper",
+]
 
-#: the posterior families, in the order the documentation lists them
-POSTERIORS = ("categorical", "dirichlet", "gaussian")
+#: the exact searches on the error counts the engine runs (``Capabilities.exact_search``)
+EXACT_SEARCHES = ("gibbs", "tandem")
 
 _REGISTRY = {}
 
@@ -113,13 +122,119 @@ class CertifiedValue:
         self.kl = kl
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a bound supports and how the engine runs it: declared once, as data.
+
+    The engine reads these flags; it calls no method of the bound to learn them, and no
+    method of a bound calls the engine back.
+
+    Parameters
+    ----------
+    binary_only : bool, default=False
+        The bound exists for binary tasks only (``fit`` refuses more classes).
+    reads_counts : bool, default=False
+        With a family whose statistics are functions of the error counts
+        (:attr:`~skpacbayes.posteriors.Posterior.counts_suffice`), the bound reads the sample
+        only through the error counts of the voters and pairs of voters: the fit runs on the
+        counts (the count path), out of core on a dask array too.
+    chooses_on_counts : bool, default=False
+        The bound picks its posterior on the counts in closed form, whatever the solver
+        (:meth:`Bound.choose_on_counts`, Occam's single voter).
+    exact_search : {"gibbs", "tandem"} or None, default=None
+        With ``solver="auto"`` on the counts, the exact search whose optimum is deployed: of
+        the Gibbs (first-order) objective or of the tandem objective
+        (:mod:`skpacbayes.engine.exact_search`).
+    exact_start : {"gibbs", "tandem"} or None, default=None
+        With ``solver="auto"`` on the counts and no ``exact_search``, the exact search whose
+        optimum L-BFGS starts from (the C-bound starts from the tandem optimum).
+    certifies_out_of_bag : bool, default=False
+        The bound certifies an out-of-bag bank (each voter evaluated on its own rows).
+    certifies_from_sums : bool, default=True
+        The certificate reads the rows only through sums over them (of the statistics of the
+        stochastic losses, and the deployed vote's errors): a dask array is then certified
+        by a map-reduce on the row path (the margin bound reads every row's margin).
+    trains_vote : bool, default=False
+        The training minimises the vote's cross-entropy rather than the bound (for a bound
+        of the vote's training errors, as the VC baseline): L-BFGS searches the logits and
+        its runs are judged by the training errors of their points.
+    fixed_mixture_weight : float or None, default=None
+        The mixture weight of the first half on split voters, where the bound fixes it
+        before the data (None: learned).
+    follows_last_bits : bool, default=False
+        The certified value follows the last bits of the trained point (counts that jump
+        with the weights): the training then holds the plain error matrix and every L-BFGS
+        start runs to convergence.
+    converge_every_start : bool, default=False
+        Every L-BFGS start of the row path runs to convergence (none stops early where an
+        earlier one ended): a refinement that depends on the last bits of its start.
+
+    Examples
+    --------
+    >>> from skpacbayes.objectives import Capabilities
+    >>> Capabilities(reads_counts=True, exact_search="gibbs").exact_search
+    'gibbs'
+    >>> Capabilities(exact_search="newton")
+    Traceback (most recent call last):
+    ...
+    ValueError: exact_search must be one of ('gibbs', 'tandem') or None; got 'newton'.
+    """
+
+    binary_only: bool = False
+    reads_counts: bool = False
+    chooses_on_counts: bool = False
+    exact_search: str | None = None
+    exact_start: str | None = None
+    certifies_out_of_bag: bool = False
+    certifies_from_sums: bool = True
+    trains_vote: bool = False
+    fixed_mixture_weight: float | None = None
+    follows_last_bits: bool = False
+    converge_every_start: bool = False
+
+    def __post_init__(self):
+        for field in ("exact_search", "exact_start"):
+            value = getattr(self, field)
+            if value is not None and value not in EXACT_SEARCHES:
+                raise ValueError(f"{field} must be one of {EXACT_SEARCHES} or None; got {value!r}.")
+
+
+def families_where(accepts):
+    """The names of the registered posterior families that ``accepts`` (a predicate on the
+    family class) accepts, in their registration order: a bound's
+    :meth:`~Bound.valid_posteriors` reads the families' declarations through it.
+
+    Parameters
+    ----------
+    accepts : callable
+        ``accepts(family)`` for a :class:`~skpacbayes.posteriors.Posterior` subclass.
+
+    Returns
+    -------
+    names : tuple of str
+        The accepted families' names.
+
+    Examples
+    --------
+    >>> from skpacbayes.objectives import families_where
+    >>> families_where(lambda family: family.counts_suffice)
+    ('categorical',)
+    """
+    from skpacbayes.posteriors import FAMILIES
+
+    return tuple(name for name, family in FAMILIES.items() if accepts(family))
+
+
 class Bound:
     """A bound: everything the engine needs to train a posterior with it and certify it.
 
     Each bound is a subclass in a module of its own (:mod:`skpacbayes.objectives`), registered
     with :func:`register`; an estimator hands an instance, configured with its own parameters,
-    to the engine inside a :class:`~skpacbayes.engine.fit.FitSpec`. The engine reads the
-    class attributes below and calls the methods; it never switches on a bound's name.
+    to the engine inside a :class:`~skpacbayes.engine.spec.FitSpec`. The engine reads the
+    bound's :attr:`capabilities` and calls its core (:meth:`statistics`,
+    :meth:`training_objective`, :meth:`certify`) and its optional hooks
+    (:meth:`choose_on_counts`, :meth:`after_training`, :meth:`refine`), handing them plain
+    data; it never switches on a bound's name.
 
     Attributes
     ----------
@@ -127,31 +242,16 @@ class Bound:
         Short name, the ``bound`` field of the certificate.
     statistic_keys : tuple of str
         Statistics of the stochastic losses the bound reads (keys of :meth:`statistics`).
-    binary_only : bool
-        Whether the bound exists for binary tasks only.
-    reads_counts : bool
-        Whether, with a Categorical posterior, the bound reads the sample only through the
-        error counts of the voters and pairs of voters (then the count path fits it, and a
-        dask array can be fitted out of core).
-    certifies_out_of_bag : bool
-        Whether the Categorical bound certifies an out-of-bag bank (each voter evaluated
-        on its own rows).
-    trains_vote : bool
-        Whether the training minimises the vote's cross-entropy rather than the bound (for a
-        bound of the vote's training errors, as the VC baseline): L-BFGS searches the logits
-        and its runs are judged by the training errors of their points.
-    certifies_from_sums : bool
-        Whether the certificate reads the rows only through sums over them (of the
-        statistics of the stochastic losses, and the deployed vote's errors): then a dask
-        array is certified by a map-reduce on the row path (the margin bound reads the
-        margins of every row, and is not).
+    capabilities : Capabilities
+        What the bound supports and how the engine runs it (a bound whose capabilities
+        depend on its parameters sets them on the instance).
 
     Examples
     --------
     >>> import numpy as np
     >>> from skpacbayes.objectives import FirstOrder
     >>> bound = FirstOrder()
-    >>> bound.reads_counts, bound.valid_posteriors(2, split=False)
+    >>> bound.capabilities.reads_counts, bound.valid_posteriors(2, split=False)
     (True, ('categorical', 'dirichlet', 'gaussian'))
     >>> value = bound.value({"gibbs": np.array([0.1])}, np.array([2.0]), [1000], None, 0.05)
     >>> bool(0.2 < value < 1)  # twice a Seeger bound above the Gibbs risk 0.1
@@ -160,15 +260,16 @@ class Bound:
 
     name: ClassVar[str] = ""
     statistic_keys: ClassVar[tuple] = ("gibbs",)
-    binary_only: ClassVar[bool] = False
-    reads_counts: ClassVar[bool] = False
-    certifies_out_of_bag: ClassVar[bool] = False
-    trains_vote: ClassVar[bool] = False
-    certifies_from_sums: ClassVar[bool] = True
+    capabilities: Capabilities = Capabilities()
 
     # what the bound certifies ----------------------------------------------------------------
     def valid_posteriors(self, n_classes, split):
         """Posterior families for which the bound certifies the deployed vote.
+
+        By default every family on data-independent voters, and on split voters those whose
+        deployed vote the bounds on the mixture's stochastic loss certify
+        (:attr:`~skpacbayes.posteriors.Posterior.gibbs_certifies_split_vote`); none for more
+        than two classes if the bound is binary only.
 
         Parameters
         ----------
@@ -182,49 +283,9 @@ class Bound:
         families : tuple of str
             The names of the families.
         """
-        if split:  # theory page, 'Split voters': the Dirichlet mixture-mean vote breaks (f1)
-            return ("categorical", "gaussian")
-        return POSTERIORS
-
-    def uses_counts(self, posterior, solver, out_of_bag=False):
-        """Whether the fit runs on the error counts (the count path) rather than the rows.
-
-        Parameters
-        ----------
-        posterior : str
-            The posterior family.
-        solver : {"auto", "lbfgs", "adam"}
-            The solver asked for.
-        out_of_bag : bool, default=False
-            Whether the bank is out of bag (its voters each have their own rows).
-
-        Returns
-        -------
-        bool
-            True for the count path.
-        """
-        if out_of_bag:
-            return True
-        return self.reads_counts and posterior == "categorical" and solver != "adam"
-
-    @property
-    def fixed_mixture_weight(self):
-        """The mixture weight of the first half if the bound fixes it (else None)."""
-        return None
-
-    @property
-    def follows_last_bits(self):
-        """Whether the certified value follows the last bits of the trained point (counts that
-        jump with the weights): then the training holds the plain error matrix and every
-        L-BFGS start runs to convergence."""
-        return False
-
-    @property
-    def converge_every_start(self):
-        """Whether every L-BFGS start of the row path runs to convergence (none stops early
-        where an earlier one ended): a refinement that depends on the last bits of the point
-        it starts from."""
-        return False
+        if self.capabilities.binary_only and n_classes > 2:
+            return ()
+        return families_where(lambda family: not split or family.gibbs_certifies_split_vote)
 
     def details(self):
         """Bound-specific settings recorded in every certificate (e.g. the binomial's draws).
@@ -340,58 +401,28 @@ class Bound:
         kl, weights = np.asarray(certificate.kl), np.asarray(certificate.mixture_weights)
         return float(self.value(stats, kl, list(certificate.m), weights, delta))
 
-    # hooks of the searches (None: the engine's default) ---------------------------------------
-    def choose_on_counts(self, counts, delta):
-        """A posterior chosen on the counts without any optimiser, or None.
+    # optional hooks (the engine's default where a bound does not define them) ----------------
+    def choose_on_counts(self, rates, m, delta):
+        """The posterior chosen in closed form on the counts
+        (:attr:`Capabilities.chooses_on_counts`).
 
         Parameters
         ----------
-        counts : Counts
-            The error counts of each half (:class:`~skpacbayes.engine.counts.Counts`).
+        rates : list of ndarray
+            The error rate of each voter of each half (float64).
+        m : list of int
+            The sample size of each half's statement.
         delta : float
             The confidence parameter.
 
         Returns
         -------
-        chosen : tuple or None
-            ``(natural, mixture)`` where the bound picks its posterior in closed form (the
-            Occam bound's single voter).
+        natural : list of ndarray
+            The natural parameters of each half.
+        mixture : ndarray
+            The mixture weights of the halves.
         """
-        return None
-
-    def search_counts(self, counts, delta):
-        """The exact search of the optimum on the counts (``solver="auto"``), or None.
-
-        Parameters
-        ----------
-        counts : Counts
-            The error counts of each half.
-        delta : float
-            The confidence parameter.
-
-        Returns
-        -------
-        searched : tuple or None
-            ``(natural, mixture, n_searched)``.
-        """
-        return None
-
-    def count_start(self, counts, delta):
-        """The start of L-BFGS on the counts with ``solver="auto"``, or None for the prior.
-
-        Parameters
-        ----------
-        counts : Counts
-            The error counts of each half.
-        delta : float
-            The confidence parameter.
-
-        Returns
-        -------
-        natural : list of ndarray or None
-            Natural parameters per half.
-        """
-        return None
+        raise NotImplementedError(f"{type(self).__name__} chooses no posterior on the counts.")
 
     def after_training(self, context, natural):
         """The posterior to deploy after the training on the rows, and details to record.

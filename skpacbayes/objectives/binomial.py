@@ -4,7 +4,7 @@ Reads the binomial tail of each row's stochastic loss (per row: trained on the e
 matrix, with a table of knots in float32; certified with the exact tail in float64).
 """
 
-from skpacbayes.objectives._base import Bound, register, training_upper
+from skpacbayes.objectives._base import Bound, Capabilities, register, training_upper
 
 __all__ = ["Binomial"]
 
@@ -29,13 +29,12 @@ class Binomial(Bound):
 
     name = "Bin"
     statistic_keys = ("binomial",)
+    capabilities = Capabilities(fixed_mixture_weight=0.5)  # (the default n_draws's)
 
     def __init__(self, n_draws=100):
         self.n_draws = int(n_draws)
-
-    @property
-    def fixed_mixture_weight(self):
-        return 0.5 if self.n_draws >= 3 else None
+        # on split voters, the factor 2 of N >= 3 draws needs the halves mixed 1/2 each
+        self.capabilities = Capabilities(fixed_mixture_weight=0.5 if self.n_draws >= 3 else None)
 
     def details(self):
         return {"n_draws": self.n_draws}
@@ -44,7 +43,7 @@ class Binomial(Bound):
         import torch
 
         if torch.is_tensor(r_hi):  # the training: the tail read off a table of knots
-            from skpacbayes._special._tables import binomial_tail_table
+            from skpacbayes._special import binomial_tail_table
 
             psi = binomial_tail_table(self.n_draws, r_hi.dtype, r_hi.device)
             return {"binomial": mean(psi(r_hi))}

@@ -4,7 +4,7 @@ Reads the Gibbs risk and the disagreement (on the pair counts with a Categorical
 where L-BFGS starts from the tandem bound's exact optimum); works out of core.
 """
 
-from skpacbayes.objectives._base import Bound, register, training_upper
+from skpacbayes.objectives._base import Bound, Capabilities, register, training_upper
 
 __all__ = ["CBound"]
 
@@ -36,13 +36,9 @@ class CBound(Bound):
 
     name = "CBound"
     statistic_keys = ("gibbs", "disagreement")
-    binary_only = True
-    reads_counts = True
-
-    def valid_posteriors(self, n_classes, split):
-        if n_classes != 2:
-            return ()
-        return super().valid_posteriors(n_classes, split)
+    # on the counts, L-BFGS starts from the tandem optimum (the C-bound is below the
+    # second-order bound)
+    capabilities = Capabilities(binary_only=True, reads_counts=True, exact_start="tandem")
 
     def statistics(self, r_lo, r_hi, mean):
         # 2 r (1 - r) is concave: its minimum over [r_lo, r_hi] is at an end.
@@ -63,7 +59,3 @@ class CBound(Bound):
         g_up = training_upper(stats["gibbs"], kl, m, delta / 2, weights)
         bound = self.value(stats, kl, m, weights, delta)
         return torch.where(g_up.detach() >= 0.5, 1 + g_up, bound)
-
-    def count_start(self, counts, delta):
-        # from the tandem optimum (the C-bound is below the second-order bound)
-        return counts.exact_search(delta, tandem=True)[0]

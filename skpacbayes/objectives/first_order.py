@@ -4,7 +4,7 @@ Reads the Gibbs risk, the mean stochastic loss (on the counts with a Categorical
 where the exact search finds its optimum); certifies out-of-bag banks; works out of core.
 """
 
-from skpacbayes.objectives._base import Bound, register, training_upper
+from skpacbayes.objectives._base import Bound, Capabilities, register, training_upper
 
 __all__ = ["FirstOrder"]
 
@@ -24,8 +24,7 @@ class FirstOrder(Bound):
     """
 
     name = "FO"
-    reads_counts = True
-    certifies_out_of_bag = True
+    capabilities = Capabilities(reads_counts=True, exact_search="gibbs", certifies_out_of_bag=True)
 
     def value(self, stats, kl, m, weights, delta):
         from skpacbayes.bounds import first_order_bound
@@ -35,6 +34,3 @@ class FirstOrder(Bound):
     def training_objective(self, stats, kl, m, weights, delta):
         # the bound without its clipping at 1 (whose gradient vanishes)
         return 2 * training_upper(stats["gibbs"], kl, m, delta, weights)
-
-    def search_counts(self, counts, delta):
-        return counts.exact_search(delta, tandem=False)

@@ -8,7 +8,14 @@ margin of a fixed grid of ``n_margins`` values (``delta`` split evenly over it).
 
 import numpy as np
 
-from skpacbayes.objectives._base import Bound, CertifiedValue, register, training_upper
+from skpacbayes.objectives._base import (
+    Bound,
+    Capabilities,
+    CertifiedValue,
+    families_where,
+    register,
+    training_upper,
+)
 
 __all__ = ["Margin", "margin_grid"]
 
@@ -40,18 +47,16 @@ class Margin(Bound):
     """
 
     name = "Margin"
-    binary_only = True
-    certifies_from_sums = False  # the margins of every row
+    # the certificate reads the margins of every row, whose errors jump with the weights
+    capabilities = Capabilities(binary_only=True, certifies_from_sums=False, follows_last_bits=True)
 
     def __init__(self, n_margins=20):
         self.n_margins = int(n_margins)
 
     def valid_posteriors(self, n_classes, split):
-        return ("dirichlet",) if (n_classes == 2 and not split) else ()
-
-    @property
-    def follows_last_bits(self):
-        return True  # the margin errors of the trained point: counts that jump
+        if split or n_classes != 2:
+            return ()
+        return families_where(lambda family: family.certifies_margins)
 
     def training_objective(self, stats, kl, m, weights, delta):
         return training_upper(stats["gibbs"], kl, m, delta, weights)
@@ -60,27 +65,25 @@ class Margin(Bound):
         import torch
 
         from skpacbayes import bounds
-        from skpacbayes.engine.certificate import _KL_SLACK, _STAT_SLACK
+        from skpacbayes.engine.certificate import raised_kl, raised_statistic
 
-        problem = inputs.problem
-        post = problem.posteriors[0]
+        post = inputs.posteriors[0]
         theta = np.asarray(inputs.vote_weights, dtype=np.float64)
-        votes = problem.votes[0].numpy()
-        labels = problem.labels[0].numpy()
+        votes, labels = inputs.rows[0]
         correct = (votes == labels[:, None]).astype(np.float64)
         # margin of the deployed vote, y theta.f(x) = (right weight) - (wrong weight); a
         # float64 sum of n terms of total weight 1 is within n 2^-52 of the exact value: count
         # a row as a margin error as soon as its computed margin is within 4 n 2^-52 of gamma
         margins = correct @ theta - (1.0 - correct) @ theta
         tol = 4.0 * theta.size * np.finfo(np.float64).eps
-        m = problem.m[0]
+        m = inputs.m[0]
         gammas = margin_grid(self.n_margins)
         delta_gamma = float(inputs.delta) / gammas.size
         kls = np.array([float(post.kl(torch.from_numpy(k * theta))) for k in _CONCENTRATIONS])
-        kls = kls * (1 + _KL_SLACK) + _KL_SLACK
+        kls = raised_kl(kls)
         best = (1.0, None, None, None)
         for gamma in gammas:
-            margin_error = min(1.0, float(np.mean(margins <= gamma + tol)) + _STAT_SLACK)
+            margin_error = float(raised_statistic(float(np.mean(margins <= gamma + tol))))
             values = bounds.margin_bound(
                 margin_error, float(gamma), _CONCENTRATIONS, kls, m, delta_gamma
             )
@@ -101,8 +104,7 @@ class Margin(Bound):
             "t1": float(t1),
         }
         natural = [k * theta]
-        kl = np.array([float(post.kl(torch.from_numpy(natural[0])))])
-        kl = kl * (1 + _KL_SLACK) + _KL_SLACK
+        kl = raised_kl(np.array([float(post.kl(torch.from_numpy(natural[0])))]))
         return CertifiedValue(value, details=details, natural=natural, kl=kl)
 
     def recompute(self, certificate, delta):

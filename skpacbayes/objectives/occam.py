@@ -6,7 +6,7 @@ Seeger bound at that KL is chosen (no optimiser) and certified.
 
 import numpy as np
 
-from skpacbayes.objectives._base import Bound, register
+from skpacbayes.objectives._base import Bound, Capabilities, families_where, register
 
 __all__ = ["Occam"]
 
@@ -26,38 +26,35 @@ class Occam(Bound):
     """
 
     name = "Occam"
-    reads_counts = True
+    # a choice on the counts, whatever the solver
+    capabilities = Capabilities(reads_counts=True, chooses_on_counts=True)
 
     def valid_posteriors(self, n_classes, split):
-        return ("categorical",)
-
-    def uses_counts(self, posterior, solver, out_of_bag=False):
-        return out_of_bag or posterior == "categorical"  # a choice on the counts, any solver
+        # a point mass on one voter, of a family the counts certify
+        return families_where(lambda family: family.counts_suffice)
 
     def value(self, stats, kl, m, weights, delta):
         from skpacbayes.bounds import pac_bayes_upper
 
         return pac_bayes_upper(stats["gibbs"], kl, m, delta, weights=weights)
 
-    def choose_on_counts(self, counts, delta):
+    def choose_on_counts(self, rates, m, delta):
         """The voter with the smallest Seeger bound, KL = ln(n_half), delta / h per half."""
         from skpacbayes.bounds import kl_inv_upper, seeger_epsilon
-        from skpacbayes.engine.certificate import _STAT_SLACK
+        from skpacbayes.engine.certificate import raised_statistic
 
-        h = len(counts.groups)
+        h = len(rates)
         best = (np.inf, 0, 0)
-        for g, (gs, m) in enumerate(zip(counts.groups, counts.m, strict=True)):
-            n_g = gs.rates.size
-            eps = seeger_epsilon(np.log(n_g), m, float(delta) / h)
-            values = np.asarray(kl_inv_upper(np.clip(gs.rates + _STAT_SLACK, 0, 1), eps))
+        for g, (r, m_g) in enumerate(zip(rates, m, strict=True)):
+            eps = seeger_epsilon(np.log(r.size), m_g, float(delta) / h)
+            values = np.asarray(kl_inv_upper(raised_statistic(r), eps))
             i = int(np.argmin(values))
             if values[i] < best[0]:
                 best = (values[i], g, i)
         _, g_best, i_best = best
         natural = []
-        for g, gs in enumerate(counts.groups):
-            n_g = gs.rates.size
-            p = np.zeros(n_g) if g == g_best else np.full(n_g, 1.0 / n_g)
+        for g, r in enumerate(rates):
+            p = np.zeros(r.size) if g == g_best else np.full(r.size, 1.0 / r.size)
             if g == g_best:
                 p[i_best] = 1.0
             natural.append(p)

@@ -29,7 +29,14 @@ bounded and deterministic; the scans are thinned on large supports.
 
 import numpy as np
 
-from skpacbayes.objectives._base import POSTERIORS, Bound, CertifiedValue, register, training_upper
+from skpacbayes.objectives._base import (
+    Bound,
+    Capabilities,
+    CertifiedValue,
+    families_where,
+    register,
+    training_upper,
+)
 
 __all__ = ["Partition", "PartitionObjective", "tighten", "tighten_partition"]
 
@@ -53,38 +60,32 @@ class Partition(Bound):
     """
 
     name = "Partition"
-    reads_counts = True
+    capabilities = Capabilities(  # (the default tighten's)
+        reads_counts=True, exact_search="gibbs", follows_last_bits=True, converge_every_start=True
+    )
 
     def __init__(self, tighten=True):
         self.tighten = bool(tighten)
+        # the tightening scores partition terms that jump with the weights, and its
+        # discontinuous search depends on the last bits of its start
+        self.capabilities = Capabilities(
+            reads_counts=True,
+            exact_search="gibbs",
+            follows_last_bits=self.tighten,
+            converge_every_start=self.tighten,
+        )
 
     def valid_posteriors(self, n_classes, split):
-        if split or n_classes > 2:
-            return ("categorical", "dirichlet")
-        return POSTERIORS
-
-    @property
-    def follows_last_bits(self):
-        # the tightening scores partition terms that jump with the weights
-        return self.tighten
-
-    @property
-    def converge_every_start(self):
-        # the tightening's discontinuous search depends on the last bits of its start
-        return self.tighten
+        return families_where(lambda family: family.has_partition_terms(n_classes, split))
 
     def training_objective(self, stats, kl, m, weights, delta):
         return training_upper(stats["gibbs"], kl, m, delta, weights)
 
-    def search_counts(self, counts, delta):
-        return counts.exact_search(delta, tandem=False)
-
     def certify(self, inputs):
         from skpacbayes import bounds
-        from skpacbayes.engine.deployed import partition_terms
 
-        b_tilde, c_tilde = partition_terms(
-            inputs.family, inputs.natural, inputs.weights, inputs.vote_weights, inputs.groups
+        b_tilde, c_tilde = inputs.family.partition_terms(
+            inputs.natural, inputs.weights, inputs.vote_weights
         )
         gibbs = inputs.statistics["gibbs"]
         args = (gibbs, inputs.kl, inputs.m, inputs.delta)
@@ -120,7 +121,6 @@ class Partition(Bound):
 # ---------------------------------------------------------------------------------------------
 _SEARCH_BITS = 16
 _SCALES = np.exp(np.linspace(-4.0, 6.0, 11))
-_DIRICHLET_FLOORS = (1e-1, 1e-2, 1e-3)
 # budgets of the branches of the search after its first clip scan, in shares of
 # max_evaluations (tighten_partition)
 _BRANCH_BUDGETS = (1.0, 0.5)
@@ -168,13 +168,13 @@ class PartitionObjective:
         self.cache = {} if cache is None else cache
 
     def flatten(self, natural, mixture):
-        if len(natural) == 1 or self.family != "categorical":
+        if len(natural) == 1 or not self.family.scale_free:
             return np.concatenate([np.asarray(n, dtype=np.float64) for n in natural])
         return np.concatenate([a * np.asarray(n) for a, n in zip(mixture, natural, strict=True)])
 
     def unflatten(self, theta):
         parts = [theta[a:b] for a, b in zip(self.offsets[:-1], self.offsets[1:], strict=True)]
-        if self.family != "categorical":
+        if not self.family.scale_free:
             return parts, self.mixture
         if len(parts) == 1:
             return [parts[0] / parts[0].sum()], self.mixture
@@ -235,19 +235,20 @@ class PartitionObjective:
         The whole ray is scored together: the Gibbs risks from the rows' sums of the
         weights formed once (:meth:`~skpacbayes.posteriors.Posterior.scaled_stochastic_losses`),
         the partition terms from one certificate
-        (:func:`~skpacbayes.engine.deployed.partition_terms`),
+        (:meth:`~skpacbayes.posteriors.Posterior.ray_partition_terms`),
         the kl roots in one call; each point gets its own KL.
         """
         import torch
 
         from skpacbayes import bounds
         from skpacbayes.bounds._kl import newton_kl_inv_upper
-        from skpacbayes.engine.certificate import _KL_SLACK
-        from skpacbayes.engine.deployed import deployed_classifier, partition_terms
+        from skpacbayes.engine.certificate import raised_kl
+        from skpacbayes.engine.deployed import deployed_classifier
 
+        family = self.family
         points = [theta if t == 1.0 else t * theta for t in scales]
         valid = [
-            bool(np.all(np.isfinite(x))) and (self.family == "gaussian" or x.sum() > 0)
+            bool(np.all(np.isfinite(x))) and (not family.nonnegative_weights or x.sum() > 0)
             for x in points
         ]
         out = np.full(len(scales), np.inf)
@@ -257,20 +258,15 @@ class PartitionObjective:
         direction, mixture = self.unflatten(theta)
         h = len(direction)
         gibbs = np.array([self.gibbs(g, n, scales=ray) for g, n in enumerate(direction)]).T
-        weights, _ = deployed_classifier(
-            self.family, self.posteriors, direction, mixture, self.groups
-        )
-        terms = partition_terms(
-            self.family, direction, mixture, weights, self.groups, bits=_SEARCH_BITS, scales=ray
-        )
+        weights, _ = deployed_classifier(family, self.posteriors, direction, mixture, self.groups)
+        terms = family.ray_partition_terms(direction, mixture, weights, ray, _SEARCH_BITS)
         kl = np.empty((len(ray), h))
         with torch.no_grad():
             for i, t in enumerate(ray):
                 for g, (post, n) in enumerate(zip(self.posteriors, direction, strict=True)):
                     nat = torch.from_numpy(n if t == 1.0 else t * n)
-                    if self.family == "dirichlet":  # concentrations stay > 0
-                        nat = nat.clamp_min(torch.finfo(torch.float32).tiny)
-                    kl[i, g] = float(post.kl(nat)) * (1 + _KL_SLACK) + _KL_SLACK
+                    nat = family.into_domain(nat, torch.float32)
+                    kl[i, g] = raised_kl(float(post.kl(nat)))
         # bounds.partition_bound with Newton's kl roots (NumPy, a tenth of the certified
         # search's time): the cross bound over the halves, each at delta / h
         eps = bounds.seeger_epsilon(kl, np.array(self.m, dtype=np.float64), self.delta / h)
@@ -318,7 +314,9 @@ def _profiled(objective, theta, scaled, refine=False):
 
 
 def _clip_candidates(theta, family):
-    """H1: all but the ``keep`` largest non-zero weights clipped, for a scan over ``keep``.
+    """H1: all but the ``keep`` largest non-zero weights clipped, for a scan over ``keep``
+    (what a clipped weight becomes is the family's:
+    :meth:`~skpacbayes.posteriors.Posterior.clip_candidates`).
 
     Every count is tried on small supports; on large ones a geometric grid of kept
     counts (1, 2, 3, 4, 6, 8, 11, ...), fewest first since sparse votes are where the
@@ -334,16 +332,7 @@ def _clip_candidates(theta, family):
     else:
         kept = sorted({int(round(1.4142**i)) for i in range(64) if round(1.4142**i) < n})
     for keep in kept:
-        k = n - keep  # number of clipped weights
-        if family == "dirichlet":
-            for rho in _DIRICHLET_FLOORS:
-                cand = theta.copy()
-                cand[order[:k]] = rho * np.max(theta)
-                yield cand
-        else:
-            cand = theta.copy()
-            cand[order[:k]] = 0.0
-            yield cand
+        yield from family.clip_candidates(theta, order[: n - keep])
 
 
 def _heavier_side(theta):
@@ -376,7 +365,9 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40, h1_ra
     objective : callable
         Certified bound of a parameter vector; an objective with a ``profile(theta, scales)``
         method (:class:`PartitionObjective`) has each scan over the scale evaluated by it.
-    family : {"categorical", "dirichlet", "gaussian"}
+    family : str or type
+        The posterior family (its name or its class): H3 rescales the families that are not
+        scale-free, and H1 clips weights as the family does.
     max_rounds : int
         Rounds of H1 + H2 (+ H3), stopped early when a round gains < 1e-12.
     max_coordinates : int
@@ -394,7 +385,10 @@ def tighten(theta, objective, family, *, max_rounds=4, max_coordinates=40, h1_ra
     value : float
         The objective at the returned parameters (at search resolution).
     """
-    scaled = family in ("dirichlet", "gaussian")
+    from skpacbayes.posteriors import get_family
+
+    family = get_family(family)
+    scaled = not family.scale_free
 
     def J(x):
         """Profiled value of ``x`` and the point it was reached at (``x`` at its best scale)."""
@@ -465,7 +459,10 @@ def tighten_partition(context, natural, mixture, max_evaluations=600):
     (:meth:`PartitionObjective.sorted_by_errors`: the same weights, so the same sparsity),
     kept if that scores lower.
     """
+    import torch
+
     cache = {}
+    family = context.family
 
     def objective_of(budget):
         return PartitionObjective(context, mixture, budget, cache)
@@ -473,18 +470,17 @@ def tighten_partition(context, natural, mixture, max_evaluations=600):
     objective = objective_of(max_evaluations)
     start = objective.flatten(natural, mixture)
     branches = [
-        tighten(start, objective_of(int(share * max_evaluations)), context.family, h1_rank=r)
+        tighten(start, objective_of(int(share * max_evaluations)), family, h1_rank=r)
         for r, share in enumerate(_BRANCH_BUDGETS)
     ]
     theta, value = min(branches, key=lambda branch: branch[1])  # the first on a tie
-    if context.family != "gaussian":  # weights >= 0
+    if family.nonnegative_weights:
         final = objective_of(_SCALES.size + 1)
         rearranged = final.sorted_by_errors(theta)
         if not np.array_equal(rearranged, theta):
-            new_value, t = _profiled(final, rearranged, context.family == "dirichlet")
+            new_value, t = _profiled(final, rearranged, not family.scale_free)
             if new_value < value:
                 theta = t * rearranged
-    if context.family == "dirichlet":
-        theta = np.maximum(theta, np.finfo(np.float64).tiny)  # alpha must stay > 0
+    theta = family.into_domain(theta, torch.float64)
     new_natural, new_mixture = objective.unflatten(theta)
     return [np.asarray(n, dtype=np.float64) for n in new_natural], np.asarray(new_mixture)

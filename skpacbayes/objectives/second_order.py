@@ -5,7 +5,7 @@ Categorical posterior, where the exact search finds its optimum); certifies out-
 works out of core.
 """
 
-from skpacbayes.objectives._base import Bound, register, training_upper
+from skpacbayes.objectives._base import Bound, Capabilities, register, training_upper
 
 __all__ = ["SecondOrder"]
 
@@ -26,8 +26,7 @@ class SecondOrder(Bound):
 
     name = "SO"
     statistic_keys = ("tandem",)
-    reads_counts = True
-    certifies_out_of_bag = True
+    capabilities = Capabilities(reads_counts=True, exact_search="tandem", certifies_out_of_bag=True)
 
     def statistics(self, r_lo, r_hi, mean):
         return {"tandem": mean(r_hi * r_hi)}
@@ -39,6 +38,3 @@ class SecondOrder(Bound):
 
     def training_objective(self, stats, kl, m, weights, delta):
         return 4 * training_upper(stats["tandem"], 2 * kl, m, delta, weights)
-
-    def search_counts(self, counts, delta):
-        return counts.exact_search(delta, tandem=True)

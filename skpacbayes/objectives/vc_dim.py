@@ -8,7 +8,7 @@ with the VC bound of linear separators of the voters' outputs.
 
 import numpy as np
 
-from skpacbayes.objectives._base import POSTERIORS, Bound, CertifiedValue, register
+from skpacbayes.objectives._base import Bound, Capabilities, CertifiedValue, register
 
 __all__ = ["VCDim"]
 
@@ -33,18 +33,14 @@ class VCDim(Bound):
     """
 
     name = "VC"
-    binary_only = True
-    trains_vote = True
+    # the kept point has the fewest training errors: counts that jump with the weights
+    capabilities = Capabilities(binary_only=True, trains_vote=True, follows_last_bits=True)
 
     def __init__(self, cv=5):
         self.cv = cv
 
     def valid_posteriors(self, n_classes, split):
-        return () if (split or n_classes != 2) else POSTERIORS
-
-    @property
-    def follows_last_bits(self):
-        return True  # the kept point has the fewest training errors: counts that jump
+        return () if split else super().valid_posteriors(n_classes, split)
 
     def certify(self, inputs):
         from skpacbayes import bounds
@@ -80,7 +76,7 @@ class VCDim(Bound):
             return natural, None
         from sklearn.model_selection import StratifiedKFold
 
-        from skpacbayes.engine.vote import _strict_argmax_is, weighted_vote_scores
+        from skpacbayes.engine.vote import vote_errors
 
         group = context.groups[0]
         samples, voters, votes = group.samples, group.voters, context.votes
@@ -94,10 +90,8 @@ class VCDim(Bound):
         folds = StratifiedKFold(n_splits, shuffle=True, random_state=context.seed)
         for fit_rows, test in folds.split(samples, y):
             w = context.vote_weights_trained_on(voters, samples[fit_rows])
-            scores = weighted_vote_scores(
-                votes[np.ix_(samples[test], voters)], w, context.spec.n_classes
-            )
-            vote_wrong[test] = ~_strict_argmax_is(scores, y[test])
+            test_votes = votes[np.ix_(samples[test], voters)]
+            vote_wrong[test] = vote_errors(test_votes, y[test], w, context.n_classes)
             single_wrong[test] = errors[test, np.argmin(errors[fit_rows].sum(axis=0))]
         # one-standard-error rule: the vote must beat the single voter by more than the
         # standard error of the summed paired differences
@@ -114,11 +108,5 @@ class VCDim(Bound):
         if gain > std_error:
             return natural, details
         details["cv_choice"] = "single voter"
-        best, n = int(np.argmin(errors.sum(axis=0))), voters.size
-        if context.spec.posterior == "dirichlet":  # alpha > 0: the others share less than half
-            single = np.full(n, 1.0 / (2 * n))
-            single[best] = 1.0
-        else:  # categorical probabilities, Gaussian mean
-            single = np.zeros(n)
-            single[best] = 1.0
-        return [single], details
+        best = int(np.argmin(errors.sum(axis=0)))
+        return [context.family.one_voter_natural(voters.size, best)], details

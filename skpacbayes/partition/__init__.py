@@ -55,7 +55,9 @@ from ._split_scan import DirichletSplitScan, dirichlet_split_c_tilde
 from ._terms import (
     categorical_partition_terms,
     dirichlet_partition_terms,
+    dirichlet_ray_terms,
     gaussian_partition_terms,
+    gaussian_ray_terms,
 )
 
 __all__ = [
@@ -70,5 +72,7 @@ __all__ = [
     "categorical_partition_terms",
     "dirichlet_partition_terms",
     "gaussian_partition_terms",
+    "dirichlet_ray_terms",
+    "gaussian_ray_terms",
     "dirichlet_split_c_tilde",
 ]

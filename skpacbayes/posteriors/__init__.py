@@ -11,6 +11,12 @@ ties are errors), ``vote_weights``, ``win_probabilities`` and ``sample``, and a
 Votes are integer tensors of class indices, shape ``(b, n)``; labels are class
 indices, shape ``(b,)``.
 
+Everything else that differs by family is declared on its class too (what the engine and the
+bounds read: which bounds certify it, its starting points and search coordinates, the vote it
+deploys on split voters, its partition terms, the range of its prior; see :class:`Posterior`),
+and every family is registered by its name (:func:`register_family`, :data:`FAMILIES`), which
+is what an estimator's ``posterior`` parameter takes. Adding a family is adding one class.
+
 Examples
 --------
 >>> import torch
@@ -28,8 +34,19 @@ gaussian 0.477 False
 """
 
 from ._base import Posterior
-from ._categorical import Categorical
+from ._categorical import Categorical, categorical_kl
 from ._dirichlet import Dirichlet, dirichlet_kl
 from ._gaussian import Gaussian
+from ._registry import FAMILIES, get_family, register_family
 
-__all__ = ["Categorical", "Dirichlet", "Gaussian", "Posterior", "dirichlet_kl"]
+__all__ = [
+    "FAMILIES",
+    "Categorical",
+    "Dirichlet",
+    "Gaussian",
+    "Posterior",
+    "categorical_kl",
+    "dirichlet_kl",
+    "get_family",
+    "register_family",
+]

@@ -6,10 +6,12 @@ holding CLASS INDICES ``0 .. k-1`` (binary tasks: ``0``/``1``; a voter output
 class indices. Any integer dtype works; ``int8`` is the cheapest.
 
 The shared vote arithmetic (sums of weights over vote patterns, exact deterministic
-losses, error masks) lives in :mod:`._vote_sums`, the random variates in :mod:`._random`;
+losses, error masks) lives in :mod:`._vote_sums` (its error-free sums in :mod:`._exact_sums`),
+the random variates in :mod:`._random`;
 their names are re-exported here for the callers that import them from this module.
 """
 
+import inspect
 import math
 from numbers import Integral
 from typing import ClassVar
@@ -19,17 +21,18 @@ import torch
 
 from skpacbayes._sync import checks_enabled
 
+from ._docstrings import completed_docstring
+from ._exact_sums import exact_total as exact_total
+from ._exact_sums import split_weights as split_weights
+from ._exact_sums import two_sum as two_sum
 from ._random import _local_generator as _local_generator
 from ._random import _rand as _rand
 from ._random import _randn as _randn
 from ._random import init_noise as init_noise
 from ._random import log_gamma_variates as log_gamma_variates
 from ._vote_sums import ClassVotes, ErrorMask
-from ._vote_sums import exact_total as exact_total
 from ._vote_sums import margin_is_nonpositive as margin_is_nonpositive
 from ._vote_sums import not_strict_winner as not_strict_winner
-from ._vote_sums import split_weights as split_weights
-from ._vote_sums import two_sum as two_sum
 from ._vote_sums import vote_sums as vote_sums
 
 __all__ = ["Posterior"]
@@ -106,6 +109,41 @@ class Posterior:
         certificate adds it to ``r`` on the safe side). See each family.
     prior : torch.Tensor
         The resolved prior parameter (float64, CPU), shape ``(n_voters,)``.
+    counts_suffice : bool
+        Whether the stochastic loss is the weighted error of the normalised weights, so that
+        the statistics a counting bound reads (the Gibbs and tandem risks) are functions of
+        the error counts of the voters and pairs of voters: the count path fits the family
+        (:attr:`~skpacbayes.objectives.Capabilities.reads_counts`), the out-of-bag bounds
+        and the Occam bound certify it. Categorical.
+    scale_free : bool
+        Whether the posterior depends on ``nat`` only through ``nat / sum(nat)`` (a search
+        gains nothing along the scale; on split voters the mixture weight is folded into the
+        joint weights). Categorical.
+    nonnegative_weights : bool
+        Whether the vote weights are ``>= 0`` (Categorical, Dirichlet).
+    gibbs_certifies_split_vote : bool
+        Whether the classifier deployed on split voters errs only where the mixture's
+        stochastic loss is at least 1/2 (property (f1) of :ref:`theory-split`), so that the
+        bounds on the Gibbs risk certify it. The Dirichlet mixture-mean vote does not.
+    split_deployment : {"weighted_vote", "mixture_bayes"}
+        The classifier deployed on split voters: the vote with the mixture's mean weights,
+        or the mixture's Bayes classifier (the Gaussian's; its family then provides
+        ``win_probability`` and ``win_probability_bounds``).
+    certifies_margins : bool
+        Whether the margin bound (:ref:`theory-margin`) holds for the family: the posteriors
+        ``Dir(K theta)`` of the deployed weights ``theta`` and their beta tails. Dirichlet.
+    float_prior_range : tuple of float or None
+        The range of ``|t|`` of a float prior ``t`` that the float32 training represents
+        (:meth:`check_float_prior`); ``None``: the family takes no float prior.
+    search_bounds : tuple of float
+        The box of the coordinates L-BFGS searches (a line-search step stays representable).
+    square_root_search : bool
+        Whether L-BFGS searches the square roots ``sqrt(p)`` of the probabilities
+        ``p = softmax(raw)`` rather than ``raw`` under a PAC-Bayes objective (there the KL's
+        curvature is the Fisher metric, four times the identity). Categorical.
+    start_scales_linearly : bool
+        Whether :meth:`start_natural` is ``scale`` times its value at scale 1: the losses
+        along the scan of the row path's starts are then computed as one ray. Gaussian.
 
     Examples
     --------
@@ -125,14 +163,254 @@ class Posterior:
 
     name: ClassVar[str] = ""
     loss_tolerance: float = 0.0
+    # what the engine and the bounds read of the family (see the Attributes above); the
+    # defaults claim nothing
+    counts_suffice: ClassVar[bool] = False
+    scale_free: ClassVar[bool] = False
+    nonnegative_weights: ClassVar[bool] = False
+    gibbs_certifies_split_vote: ClassVar[bool] = False
+    split_deployment: ClassVar[str] = "weighted_vote"
+    certifies_margins: ClassVar[bool] = False
+    float_prior_range: ClassVar[tuple | None] = None
+    search_bounds: ClassVar[tuple] = (-math.inf, math.inf)
+    square_root_search: ClassVar[bool] = False
+    start_scales_linearly: ClassVar[bool] = False
 
     def __init__(self, n_voters: int, n_classes: int = 2, prior=None):
         self.n_voters = _check_count(n_voters, "n_voters", 1)
         self.n_classes = _check_count(n_classes, "n_classes", 2)
         self.prior = self._resolve_prior(prior)
 
+    def __init_subclass__(cls, **kwargs):
+        """A family's methods keep the sections of :class:`Posterior`'s docstrings they do not
+        write themselves (their Parameters and Returns, written once, here)."""
+        super().__init_subclass__(**kwargs)
+        for attr, value in vars(cls).items():
+            func = value.__func__ if isinstance(value, classmethod | staticmethod) else value
+            if attr.startswith("_") or not (inspect.isfunction(func) or isinstance(func, property)):
+                continue
+            base = next((vars(k)[attr] for k in cls.__mro__[1:] if attr in vars(k)), None)
+            base_doc = None if base is None else inspect.getdoc(base)
+            if base_doc:
+                func.__doc__ = completed_docstring(func.__doc__, base_doc)
+
     def __repr__(self):
         return f"{type(self).__name__}(n_voters={self.n_voters}, n_classes={self.n_classes})"
+
+    # -- what differs by family beyond the losses: read by the engine and the bounds ----------
+    @classmethod
+    def check_float_prior(cls, prior):
+        """Refuse a float ``prior`` the family does not take, or cannot train with.
+
+        Parameters
+        ----------
+        prior : float
+            The estimators' ``prior`` parameter (not None).
+
+        Raises
+        ------
+        ValueError
+            If ``prior`` is not finite, if the family takes no float prior, or if ``|prior|``
+            lies outside :attr:`float_prior_range` (the training runs in float32: the prior,
+            and its sums over many voters, must stay in range).
+
+        Examples
+        --------
+        >>> from skpacbayes.posteriors import Categorical, Gaussian
+        >>> Gaussian.check_float_prior(-2.0)
+        >>> Categorical.check_float_prior(1.0)
+        Traceback (most recent call last):
+        ...
+        ValueError: prior must be None for the categorical posterior (its default prior); a \
+float prior is available for 'dirichlet' and 'gaussian'.
+        """
+        from ._registry import FAMILIES
+
+        if not math.isfinite(prior):
+            raise ValueError(f"prior must be a finite number, got prior={prior!r}.")
+        if cls.float_prior_range is None:
+            others = [repr(name) for name, f in FAMILIES.items() if f.float_prior_range]
+            takers = " and ".join(others) if len(others) < 3 else ", ".join(others)
+            raise ValueError(
+                f"prior must be None for the {cls.name} posterior (its default prior); a "
+                f"float prior is available for {takers or 'no family'}."
+            )
+        low, high = cls.float_prior_range
+        if not low <= abs(prior) <= high:
+            raise ValueError(
+                f"prior={prior!r} is outside the range the float32 training handles for the "
+                f"{cls.name} posterior: |prior| in [{low:g}, {high:g}]."
+            )
+
+    @classmethod
+    def into_domain(cls, nat, dtype):
+        """``nat`` within the family's open domain at the resolution of ``dtype``.
+
+        A search that scores points by their losses and KL may reach the boundary of the
+        domain (a Dirichlet concentration of 0); its points are moved inside first.
+
+        Parameters
+        ----------
+        nat : torch.Tensor or ndarray of shape (n_voters,)
+            Natural parameter.
+        dtype : torch.dtype
+            Whose smallest normal number is the distance kept from the boundary.
+
+        Returns
+        -------
+        nat : torch.Tensor or ndarray of shape (n_voters,)
+            ``nat`` itself where it is inside (every family but the Dirichlet).
+        """
+        return nat
+
+    def start_natural(self, target, scale, largest_scale):
+        """A starting point of the row path's L-BFGS towards the vote weights ``target``.
+
+        The engine scans ``scale`` on a grid (up to ``largest_scale``) and keeps the start of
+        lowest objective (:ref:`theory-statistics`).
+
+        Parameters
+        ----------
+        target : ndarray of shape (n_voters,)
+            Non-negative weights summing to one, every one positive.
+        scale : float
+            The size of the start.
+        largest_scale : float
+            The largest scale of the grid.
+
+        Returns
+        -------
+        nat : ndarray of shape (n_voters,)
+            Natural parameter (float64).
+        """
+        raise NotImplementedError(f"The {self.name} posterior has no starts on the rows.")
+
+    @classmethod
+    def one_voter_natural(cls, n_voters, index):
+        """A natural parameter whose deployed vote is the vote of voter ``index`` alone.
+
+        Parameters
+        ----------
+        n_voters : int
+            Number of voters.
+        index : int
+            The voter.
+
+        Returns
+        -------
+        nat : ndarray of shape (n_voters,)
+            The one-hot vector (a family whose parameters must stay positive overrides it).
+
+        Examples
+        --------
+        >>> from skpacbayes.posteriors import Categorical
+        >>> Categorical.one_voter_natural(3, 1)
+        array([0., 1., 0.])
+        """
+        nat = np.zeros(n_voters)
+        nat[index] = 1.0
+        return nat
+
+    @classmethod
+    def clip_candidates(cls, theta, clipped):
+        """Candidates of ``theta`` with its weights ``clipped`` cut (the partition bound's
+        tightening, H1 of :ref:`theory-tightening`).
+
+        Parameters
+        ----------
+        theta : ndarray of shape (n,)
+            Flat natural parameters.
+        clipped : ndarray of int
+            The coordinates to cut.
+
+        Yields
+        ------
+        candidate : ndarray of shape (n,)
+            ``theta`` with those coordinates at zero.
+        """
+        cand = theta.copy()
+        cand[clipped] = 0.0
+        yield cand
+
+    @classmethod
+    def has_partition_terms(cls, n_classes, split):
+        """Whether :meth:`partition_terms` certifies the family's deployed vote here.
+
+        Parameters
+        ----------
+        n_classes : int
+            Number of classes.
+        split : bool
+            Whether the voters are split (two halves).
+
+        Returns
+        -------
+        bool
+            True where the partition bound certifies the family.
+        """
+        return False
+
+    @classmethod
+    def partition_terms(cls, natural, mixture, vote_weights, bits=24):
+        """Certified ``(b~, c~)`` of the deployed vote (:ref:`theory-partition`,
+        :ref:`theory-split`).
+
+        Parameters
+        ----------
+        natural : list of ndarray
+            The natural parameters of each half.
+        mixture : ndarray
+            The mixture weights of the halves.
+        vote_weights : ndarray
+            The deployed vote's weights over all voters, exactly as ``predict`` uses them.
+        bits : int, default=24
+            Resolution of the certified partition (16 inside searches).
+
+        Returns
+        -------
+        b_tilde, c_tilde : float
+            Certified lower bounds on the mean stochastic loss of the rows the deployed
+            vote classifies correctly and wrongly.
+
+        Raises
+        ------
+        ValueError
+            Where :meth:`has_partition_terms` is False.
+        """
+        raise ValueError(f"No partition bound for the {cls.name} posterior here.")
+
+    @classmethod
+    def ray_partition_terms(cls, natural, mixture, vote_weights, scales, bits):
+        """:meth:`partition_terms` of the natural parameters ``t natural`` for every ``t`` of
+        ``scales`` (the points of a search along a ray; the vote weights do not change with
+        the scale of a scale-free family).
+
+        Parameters
+        ----------
+        natural, mixture, vote_weights
+            As :meth:`partition_terms` (``natural`` the direction of the ray).
+        scales : list of float
+            Positive scales ``t``.
+        bits : int
+            Resolution of the certified partition.
+
+        Returns
+        -------
+        terms : list of (float, float)
+            ``(b~, c~)`` at each scale.
+        """
+        if cls.scale_free:
+            return [cls.partition_terms(natural, mixture, vote_weights, bits)] * len(scales)
+        return [
+            cls.partition_terms([t * n for n in natural], mixture, vote_weights, bits)
+            for t in scales
+        ]
+
+    @property
+    def reads_class_votes(self):
+        """Whether the stochastic loss reads the votes themselves (their class indices)
+        rather than only where each voter errs (the multi-class Gaussian's)."""
+        return False
 
     # -- to be provided by the families --------------------------------------------------
     def _resolve_prior(self, prior):  # pragma: no cover - abstract
@@ -312,14 +590,14 @@ class Posterior:
     def deterministic_loss(self, nat, votes, y) -> torch.Tensor:
         """Exact loss (bool, ties are errors) of the vote with weights :meth:`vote_weights`.
 
+        By default the vote errs iff the weight of the erring voters is at least half of the
+        total (``2 sum_{v_i != y} w_i >= sum_i w_i``, exact in every precision; for ``k > 2``
+        an upper bound on the plurality vote's error, :ref:`theory-losses`).
+
         Parameters
         ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (float32 for training, float64 for a certificate).
-        votes : torch.Tensor of shape (b, n_voters)
-            Integer class indices voted by each voter on each example.
-        y : torch.Tensor of shape (b,)
-            Integer class indices of the true labels.
+        nat, votes, y
+            As :meth:`stochastic_loss`.
 
         Returns
         -------
@@ -333,11 +611,17 @@ class Posterior:
         >>> votes, y = torch.tensor([[1, 0, 1]]), torch.tensor([1])
         >>> Categorical(3).deterministic_loss(torch.tensor([0.5, 0.25, 0.25]), votes, y)
         tensor([False])
+        >>> Categorical(3).deterministic_loss(torch.tensor([0.5, 0.5, 0.0]), votes, y)  # a tie
+        tensor([True])
         """
-        raise NotImplementedError  # pragma: no cover
+        nat = self._checked(nat)
+        votes, y = self._votes(votes, nat.device, y)
+        return margin_is_nonpositive(self.vote_weights(nat), votes, y, self.n_classes)
 
     def vote_weights(self, nat) -> torch.Tensor:
         """Mean weights of ``Q`` (the deterministic majority vote).
+
+        By default ``nat / sum(nat)``, the mean of a Categorical or a Dirichlet posterior.
 
         Parameters
         ----------
@@ -356,7 +640,8 @@ class Posterior:
         >>> Dirichlet(2).vote_weights(torch.tensor([1.0, 3.0]))  # the mean of Dir(1, 3)
         tensor([0.2500, 0.7500])
         """
-        raise NotImplementedError  # pragma: no cover
+        nat = self._checked(nat)
+        return nat / nat.sum()
 
     def win_probabilities(self, nat, votes) -> torch.Tensor:
         """``P_Q(class y is the strict winner of the sampled vote)``, shape ``(b, k)``.

@@ -1,20 +1,61 @@
 """Categorical posterior C(p): one voter drawn with probability p_i (:ref:`theory-losses`)."""
 
-import math
-
+import numpy as np
 import torch
 
 from skpacbayes._sync import checks_enabled
 
 from ._base import Posterior, _as_float_tensor
+from ._exact_sums import split_weights
 from ._random import _local_generator, init_noise
-from ._vote_sums import margin_is_nonpositive, split_weights, vote_sums
+from ._registry import register_family
+from ._vote_sums import vote_sums
 
-__all__ = ["Categorical"]
+__all__ = ["Categorical", "categorical_kl"]
 
 _LOG_ZERO = -1.0e4  # raw value standing for a zero probability (exp underflows to 0)
 
 
+def categorical_kl(p, log_prior):
+    """``KL(C(p) || C(pi)) = sum_{p_i > 0} p_i ln(p_i / pi_i)`` of normalised weights ``p``.
+
+    Written once for the Categorical posterior's training and certificate (torch tensors,
+    differentiable, without a NaN where a weight is zero) and for the exact searches on the
+    counts (NumPy arrays, one divergence per row).
+
+    Parameters
+    ----------
+    p : ndarray or torch.Tensor of shape (..., n)
+        Non-negative weights, each row summing to one.
+    log_prior : ndarray or torch.Tensor of shape (n,)
+        ``ln pi``: ``-inf`` where the prior gives a voter no weight.
+
+    Returns
+    -------
+    kl : ndarray or torch.Tensor of shape (...)
+        The divergence of each row, at least 0 (``+inf`` where ``p`` charges a voter the
+        prior does not).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skpacbayes.posteriors import categorical_kl
+    >>> uniform = np.log(np.full(4, 0.25))
+    >>> categorical_kl(np.array([[1.0, 0.0, 0.0, 0.0], [0.25, 0.25, 0.25, 0.25]]), uniform)
+    array([1.38629436, 0.        ])
+    """
+    if torch.is_tensor(p):
+        finite = torch.isfinite(log_prior)
+        log_p = torch.log(p.clamp_min(torch.finfo(p.dtype).tiny))
+        kl = torch.clamp((p * (log_p - torch.where(finite, log_prior, 0.0))).sum(-1), min=0.0)
+        return torch.where(((p > 0) & ~finite).any(-1), torch.inf, kl)
+    finite = np.isfinite(log_prior)
+    log_p = np.log(np.maximum(p, np.finfo(p.dtype).tiny))
+    kl = np.maximum((p * (log_p - np.where(finite, log_prior, 0.0))).sum(axis=-1), 0.0)
+    return np.where(((p > 0) & ~finite).any(axis=-1), np.inf, kl)
+
+
+@register_family
 class Categorical(Posterior):
     """Categorical posterior ``C(p)`` over the voters (:ref:`theory-losses`).
 
@@ -38,7 +79,7 @@ class Categorical(Posterior):
     ----------
     loss_tolerance : float
         ``1e-12``. In float64 every weight sum is computed with the error-free split
-        of :func:`~skpacbayes.posteriors._vote_sums.split_weights`, so ``sum_err p`` and
+        of :func:`~skpacbayes.posteriors._exact_sums.split_weights`, so ``sum_err p`` and
         ``sum p`` are correct to a relative ``2^-52`` and ``r`` to about ``4e-16``;
         ``1e-12`` leaves a factor 2000 of margin.
 
@@ -65,11 +106,13 @@ class Categorical(Posterior):
     """
 
     name = "categorical"
-
-    def __init__(self, n_voters: int, n_classes: int = 2, prior=None):
-        super().__init__(n_voters, n_classes, prior)
-        self.loss_tolerance = 1e-12
-        self._prior_has_zeros = bool((self.prior == 0).any())
+    loss_tolerance = 1e-12
+    counts_suffice = True
+    scale_free = True
+    nonnegative_weights = True
+    gibbs_certifies_split_vote = True
+    search_bounds = (-1e3, 1e3)  # square roots of probabilities (see square_root_search)
+    square_root_search = True
 
     def _resolve_prior(self, prior):
         if prior is None:
@@ -87,20 +130,6 @@ class Categorical(Posterior):
     def init_raw(self, *, generator=None, dtype=torch.float32, device="cpu"):
         """``log(prior) + 0.01 N(0, I)`` (noise from ``generator``), zeros -> ``-1e4``.
 
-        Parameters
-        ----------
-        generator : torch.Generator or None, default=None
-            Source of the start-up noise; ``None`` adds no noise.
-        dtype : torch.dtype, default=torch.float32
-            Floating dtype of the result (``float32`` for training).
-        device : str or torch.device, default="cpu"
-            Device of the result.
-
-        Returns
-        -------
-        raw : torch.Tensor of shape (n_voters,)
-            Leaf tensor with ``requires_grad=True``, of the requested dtype and device.
-
         Examples
         --------
         >>> import torch
@@ -115,11 +144,6 @@ class Categorical(Posterior):
 
     def natural(self, raw):
         """``p = softmax(raw)``.
-
-        Parameters
-        ----------
-        raw : torch.Tensor of shape (n_voters,)
-            Unconstrained parameter, e.g. from :meth:`init_raw`.
 
         Returns
         -------
@@ -137,16 +161,6 @@ class Categorical(Posterior):
 
     def raw_from_natural(self, nat):
         """``log(p / sum p)``, with ``-1e4`` for zero probabilities.
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (see :meth:`natural`).
-
-        Returns
-        -------
-        raw : torch.Tensor of shape (n_voters,)
-            Log-probabilities (``-1e4`` where ``p_i = 0``).
 
         Examples
         --------
@@ -173,12 +187,7 @@ class Categorical(Posterior):
 
     # -- KL, losses -----------------------------------------------------------------------
     def kl(self, nat):
-        """``KL(C(p) || C(prior)) = sum_{p_i > 0} p_i ln(p_i / prior_i)``.
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (see :meth:`natural`).
+        """``KL(C(p) || C(prior)) = sum_{p_i > 0} p_i ln(p_i / prior_i)`` (:func:`categorical_kl`).
 
         Returns
         -------
@@ -197,12 +206,8 @@ class Categorical(Posterior):
         nat = self._checked(nat)
         p = nat / nat.sum()
         pi = self._prior_like(p)
-        # a prior without zeros (the default) needs no look at p: no host synchronisation
-        if self._prior_has_zeros and bool(((pi == 0) & (p > 0)).any()):
-            return torch.full((), math.inf, dtype=p.dtype, device=p.device)
-        log_pi = torch.where(pi > 0, torch.log(pi.clamp_min(torch.finfo(pi.dtype).tiny)), 0.0)
-        log_p = torch.log(p.clamp_min(torch.finfo(p.dtype).tiny))
-        return torch.clamp((p * (log_p - log_pi)).sum(), min=0.0)
+        tiny = torch.finfo(pi.dtype).tiny
+        return categorical_kl(p, torch.where(pi > 0, torch.log(pi.clamp_min(tiny)), -torch.inf))
 
     def _total(self, nat):
         if self._exact(nat):
@@ -213,20 +218,6 @@ class Categorical(Posterior):
 
     def stochastic_loss(self, nat, votes, y):
         """``r = sum_i p_i 1{v_i != y} / sum_i p_i``, shape ``(b,)``.
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (float32 for training, float64 for a certificate).
-        votes : torch.Tensor of shape (b, n_voters)
-            Integer class indices voted by each voter on each example.
-        y : torch.Tensor of shape (b,)
-            Integer class indices of the true labels.
-
-        Returns
-        -------
-        r : torch.Tensor of shape (b,)
-            Stochastic loss of each example, in [0, 1], dtype and device of ``nat``.
 
         Examples
         --------
@@ -243,73 +234,8 @@ class Categorical(Posterior):
         a_f = hi.sum(0) + lo
         return (a_f / self._total(nat)).clamp(0.0, 1.0)
 
-    def deterministic_loss(self, nat, votes, y):
-        """Exact ``1{2 sum_{v_i != y} p_i >= sum_i p_i}`` for the weights :meth:`vote_weights`.
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (float32 for training, float64 for a certificate).
-        votes : torch.Tensor of shape (b, n_voters)
-            Integer class indices voted by each voter on each example.
-        y : torch.Tensor of shape (b,)
-            Integer class indices of the true labels.
-
-        Returns
-        -------
-        err : torch.Tensor of shape (b,)
-            Boolean tensor, ``True`` where the deterministic vote errs (ties included).
-
-        Examples
-        --------
-        >>> import torch
-        >>> from skpacbayes.posteriors import Categorical
-        >>> post = Categorical(2)
-        >>> votes, y = torch.tensor([[0, 1]]), torch.tensor([1])
-        >>> post.deterministic_loss(torch.tensor([0.5, 0.5]), votes, y)  # a tie is an error
-        tensor([True])
-        """
-        nat = self._checked(nat)
-        votes, y = self._votes(votes, nat.device, y)
-        return margin_is_nonpositive(self.vote_weights(nat), votes, y, self.n_classes)
-
-    def vote_weights(self, nat):
-        """``p / sum p``.
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (see :meth:`natural`).
-
-        Returns
-        -------
-        weights : torch.Tensor of shape (n_voters,)
-            Normalized probabilities.
-
-        Examples
-        --------
-        >>> import torch
-        >>> from skpacbayes.posteriors import Categorical
-        >>> Categorical(2).vote_weights(torch.tensor([3.0, 1.0]))
-        tensor([0.7500, 0.2500])
-        """
-        nat = self._checked(nat)
-        return nat / nat.sum()
-
     def win_probabilities(self, nat, votes):
         """``P(class y wins) = sum_{v_i = y} p_i / sum p`` (the drawn voter's vote), ``(b, k)``.
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior.
-        votes : torch.Tensor of shape (b, n_voters)
-            Integer class indices voted by each voter on each example.
-
-        Returns
-        -------
-        proba : torch.Tensor of shape (b, n_classes)
-            Probability that each class is the strict winner of the sampled vote.
 
         Examples
         --------
@@ -326,21 +252,6 @@ class Categorical(Posterior):
 
     def sample(self, nat, n_samples, generator):
         """One-hot weight vectors ``e_I``, ``I ~ p`` (drawn with ``generator``).
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior.
-        n_samples : int
-            Number of weight vectors to draw.
-        generator : torch.Generator or None
-            Source of randomness; ``None`` uses a fresh CPU generator with seed 0 (the global RNG
-            is never used).
-
-        Returns
-        -------
-        w : torch.Tensor of shape (n_samples, n_voters)
-            One sampled weight vector per row, dtype and device of ``nat``.
 
         Examples
         --------
@@ -359,3 +270,23 @@ class Categorical(Posterior):
         )
         w = torch.nn.functional.one_hot(idx, self.n_voters).to(dtype=nat.dtype)
         return w.to(nat.device)
+
+    # -- the family beyond its losses ----------------------------------------------------------
+    def start_natural(self, target, scale, largest_scale):
+        """The target mixed with the uniform weights, at the share ``scale / largest_scale``
+        (at most 1)."""
+        share = min(1.0, scale / largest_scale)
+        return share * target + (1.0 - share) / target.size
+
+    @classmethod
+    def has_partition_terms(cls, n_classes, split):
+        return True
+
+    @classmethod
+    def partition_terms(cls, natural, mixture, vote_weights, bits=24):
+        """``(0, cstar(w) / sum(w))`` of the deployed weights ``w`` (on split voters the joint
+        weights, exactly as ``predict`` uses them:
+        :func:`~skpacbayes.partition.categorical_partition_terms`)."""
+        from skpacbayes.partition import categorical_partition_terms
+
+        return categorical_partition_terms(vote_weights, bits=bits)

@@ -2,15 +2,23 @@
 
 import math
 
+import numpy as np
 import torch
 
 from skpacbayes._sync import checks_enabled
 
-from .._special import betainc_half, digamma_minus_log, stirling_remainder
-from .._special._tables import dirichlet_loss_table, dirichlet_ray_losses
+from .._special import (
+    betainc_half,
+    digamma_minus_log,
+    dirichlet_loss_table,
+    dirichlet_ray_losses,
+    stirling_remainder,
+)
 from ._base import Posterior, _as_float_tensor
+from ._exact_sums import exact_total
 from ._random import init_noise, log_gamma_variates
-from ._vote_sums import ErrorMask, exact_total, margin_is_nonpositive, vote_sums
+from ._registry import register_family
+from ._vote_sums import ErrorMask, vote_sums
 
 __all__ = ["Dirichlet", "dirichlet_kl"]
 
@@ -70,6 +78,7 @@ def dirichlet_kl(alpha, beta):
 # ---------------------------------------------------------------------------------------------
 # Training path: a_F and a_T from byte patterns of the votes (float32, CPU)
 # ---------------------------------------------------------------------------------------------
+@register_family
 class Dirichlet(Posterior):
     """Dirichlet posterior ``D(alpha)`` over the voter weights (:ref:`theory-losses`).
 
@@ -124,10 +133,15 @@ class Dirichlet(Posterior):
     """
 
     name = "dirichlet"
-
-    def __init__(self, n_voters: int, n_classes: int = 2, prior=None):
-        super().__init__(n_voters, n_classes, prior)
-        self.loss_tolerance = 1e-9
+    loss_tolerance = 1e-9
+    nonnegative_weights = True
+    certifies_margins = True
+    # float priors the float32 training represents, with sums over ~1e6 voters still finite
+    float_prior_range = (1e-30, 1e8)
+    search_bounds = (-69.0, 18.0)  # log-concentrations within the float32 training range
+    #: what the clipped weights of the partition tightening become (times the largest one):
+    #: a concentration stays > 0
+    _CLIP_FLOORS = (1e-1, 1e-2, 1e-3)
 
     def _resolve_prior(self, prior):
         if prior is None:
@@ -157,20 +171,6 @@ class Dirichlet(Posterior):
     def init_raw(self, *, generator=None, dtype=torch.float32, device="cpu"):
         """``log(prior) + 0.01 N(0, I)`` (noise from ``generator``).
 
-        Parameters
-        ----------
-        generator : torch.Generator or None, default=None
-            Source of the start-up noise; ``None`` adds no noise.
-        dtype : torch.dtype, default=torch.float32
-            Floating dtype of the result (``float32`` for training).
-        device : str or torch.device, default="cpu"
-            Device of the result.
-
-        Returns
-        -------
-        raw : torch.Tensor of shape (n_voters,)
-            Leaf tensor with ``requires_grad=True``, of the requested dtype and device.
-
         Examples
         --------
         >>> import torch
@@ -185,11 +185,6 @@ class Dirichlet(Posterior):
 
     def natural(self, raw):
         """``alpha = exp(raw)``.
-
-        Parameters
-        ----------
-        raw : torch.Tensor of shape (n_voters,)
-            Unconstrained parameter, e.g. from :meth:`init_raw`.
 
         Returns
         -------
@@ -208,16 +203,6 @@ class Dirichlet(Posterior):
     def raw_from_natural(self, nat):
         """``log(alpha)``.
 
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (see :meth:`natural`).
-
-        Returns
-        -------
-        raw : torch.Tensor of shape (n_voters,)
-            ``log(alpha)``.
-
         Examples
         --------
         >>> import torch
@@ -230,16 +215,6 @@ class Dirichlet(Posterior):
     # -- KL, losses -----------------------------------------------------------------------
     def kl(self, nat):
         """``KL(D(alpha) || D(prior))`` (:func:`dirichlet_kl`).
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (see :meth:`natural`).
-
-        Returns
-        -------
-        kl : torch.Tensor
-            Scalar (0-dimensional) tensor, differentiable in ``nat``.
 
         Examples
         --------
@@ -261,20 +236,6 @@ class Dirichlet(Posterior):
 
     def stochastic_loss(self, nat, votes, y):
         """``r = I_{1/2}(a_T, a_F)``, shape ``(b,)``, differentiable in ``alpha``.
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (float32 for training, float64 for a certificate).
-        votes : torch.Tensor of shape (b, n_voters)
-            Integer class indices voted by each voter on each example.
-        y : torch.Tensor of shape (b,)
-            Integer class indices of the true labels.
-
-        Returns
-        -------
-        r : torch.Tensor of shape (b,)
-            Stochastic loss of each example, in [0, 1], dtype and device of ``nat``.
 
         Examples
         --------
@@ -306,67 +267,8 @@ class Dirichlet(Posterior):
         self._votes(votes, nat.device, y)
         return dirichlet_ray_losses(votes.matvec(nat), nat.sum(), scales)
 
-    def deterministic_loss(self, nat, votes, y):
-        """Exact ``1{2 a_F >= A}`` for the weights :meth:`vote_weights` (ties are errors).
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (float32 for training, float64 for a certificate).
-        votes : torch.Tensor of shape (b, n_voters)
-            Integer class indices voted by each voter on each example.
-        y : torch.Tensor of shape (b,)
-            Integer class indices of the true labels.
-
-        Returns
-        -------
-        err : torch.Tensor of shape (b,)
-            Boolean tensor, ``True`` where the deterministic vote errs (ties included).
-
-        Examples
-        --------
-        >>> import torch
-        >>> from skpacbayes.posteriors import Dirichlet
-        >>> alpha = torch.tensor([1.5, 1.5], dtype=torch.float64)
-        >>> Dirichlet(2).deterministic_loss(alpha, torch.tensor([[1, 0]]), torch.tensor([1]))
-        tensor([True])
-        """
-        nat = self._checked(nat)
-        votes, y = self._votes(votes, nat.device, y)
-        return margin_is_nonpositive(self.vote_weights(nat), votes, y, self.n_classes)
-
-    def vote_weights(self, nat):
-        """``alpha / sum alpha`` (the mean of ``D(alpha)``).
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (see :meth:`natural`).
-
-        Returns
-        -------
-        weights : torch.Tensor of shape (n_voters,)
-            Mean of ``D(alpha)``, on the simplex.
-
-        Examples
-        --------
-        >>> import torch
-        >>> from skpacbayes.posteriors import Dirichlet
-        >>> Dirichlet(2).vote_weights(torch.tensor([3.0, 1.0]))
-        tensor([0.7500, 0.2500])
-        """
-        nat = self._checked(nat)
-        return nat / nat.sum()
-
     def win_probabilities(self, nat, votes):
         """Binary only: ``P(w mass on class y > 1/2) = I_{1/2}(a_other, a_y)``, ``(b, 2)``.
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior.
-        votes : torch.Tensor of shape (b, n_voters)
-            Integer class indices voted by each voter on each example.
 
         Returns
         -------
@@ -407,21 +309,6 @@ class Dirichlet(Posterior):
     def sample(self, nat, n_samples, generator):
         """``w ~ D(alpha)``: normalized Gamma variates (drawn with ``generator``).
 
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior.
-        n_samples : int
-            Number of weight vectors to draw.
-        generator : torch.Generator or None
-            Source of randomness; ``None`` uses a fresh CPU generator with seed 0 (the global RNG
-            is never used).
-
-        Returns
-        -------
-        w : torch.Tensor of shape (n_samples, n_voters)
-            One sampled weight vector per row, dtype and device of ``nat``.
-
         Examples
         --------
         >>> import torch
@@ -433,3 +320,75 @@ class Dirichlet(Posterior):
         nat = self._checked(nat)
         log_g = log_gamma_variates(nat, int(n_samples), generator)
         return torch.softmax(log_g, dim=1).to(nat.dtype)
+
+    # -- the family beyond its losses ----------------------------------------------------------
+    @classmethod
+    def check_float_prior(cls, prior):
+        """A Dirichlet prior concentration must also be ``> 0``."""
+        if math.isfinite(prior) and not prior > 0:
+            raise ValueError(f"A Dirichlet prior concentration must be > 0, got {prior}.")
+        super().check_float_prior(prior)
+
+    @classmethod
+    def into_domain(cls, nat, dtype):
+        """Concentrations at least the smallest normal number of ``dtype``."""
+        tiny = torch.finfo(dtype).tiny
+        if torch.is_tensor(nat):
+            return nat.clamp_min(tiny)
+        return np.maximum(nat, tiny)
+
+    def start_natural(self, target, scale, largest_scale):
+        """The prior's concentrations plus ``scale n target``."""
+        return self.prior.numpy() + scale * target.size * target
+
+    @classmethod
+    def one_voter_natural(cls, n_voters, index):
+        """Concentration 1 on the voter and ``1 / (2 n)`` on each other: they share less than
+        half of the weight (a concentration stays > 0).
+
+        Examples
+        --------
+        >>> from skpacbayes.posteriors import Dirichlet
+        >>> Dirichlet.one_voter_natural(2, 0)
+        array([1.  , 0.25])
+        """
+        nat = np.full(n_voters, 1.0 / (2 * n_voters))
+        nat[index] = 1.0
+        return nat
+
+    @classmethod
+    def clip_candidates(cls, theta, clipped):
+        """``theta`` with the weights ``clipped`` set to ``rho max(theta)``, for ``rho`` in
+        ``(0.1, 0.01, 0.001)`` (a concentration stays > 0)."""
+        for rho in cls._CLIP_FLOORS:
+            cand = theta.copy()
+            cand[clipped] = rho * np.max(theta)
+            yield cand
+
+    @classmethod
+    def has_partition_terms(cls, n_classes, split):
+        return True
+
+    @classmethod
+    def partition_terms(cls, natural, mixture, vote_weights, bits=24):
+        """``(0, I_{1/2}(A - cs, cs))`` of the concentrations
+        (:func:`~skpacbayes.partition.dirichlet_partition_terms`); on split voters ``b~ = 0``
+        and ``c~`` of the mixture-mean vote
+        (:func:`~skpacbayes.partition.dirichlet_split_c_tilde`)."""
+        from skpacbayes import partition
+
+        if len(natural) == 1:
+            return partition.dirichlet_partition_terms(natural[0], bits=bits)
+        c = partition.dirichlet_split_c_tilde(natural[0], natural[1], float(mixture[0]), bits=bits)
+        return 0.0, c
+
+    @classmethod
+    def ray_partition_terms(cls, natural, mixture, vote_weights, scales, bits):
+        """Without split voters, the terms of the exact multiples ``t alpha`` from one
+        partition certificate for the whole ray
+        (:func:`~skpacbayes.partition.dirichlet_ray_terms`)."""
+        if len(natural) > 1:
+            return super().ray_partition_terms(natural, mixture, vote_weights, scales, bits)
+        from skpacbayes.partition import dirichlet_ray_terms
+
+        return dirichlet_ray_terms(np.asarray(natural[0], dtype=np.float64), scales, bits)

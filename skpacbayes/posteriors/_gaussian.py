@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import torch
 
 from skpacbayes._sync import checks_enabled
@@ -10,11 +11,13 @@ from .._special import gaussian_cdf, gaussian_sf
 from ._base import Posterior, _as_float_tensor
 from ._gauss_multi import p_strict_winner
 from ._random import _randn, init_noise
+from ._registry import register_family
 from ._vote_sums import margin_is_nonpositive, not_strict_winner, vote_sums
 
 __all__ = ["Gaussian"]
 
 
+@register_family
 class Gaussian(Posterior):
     """Gaussian posterior ``N(p, I)`` over the voter weights (:ref:`theory-losses`).
 
@@ -72,6 +75,11 @@ class Gaussian(Posterior):
     """
 
     name = "gaussian"
+    gibbs_certifies_split_vote = True  # the mixture's Bayes classifier (split_deployment)
+    split_deployment = "mixture_bayes"
+    float_prior_range = (0.0, 1e30)
+    search_bounds = (-1e6, 1e6)
+    start_scales_linearly = True
 
     def __init__(self, n_voters: int, n_classes: int = 2, prior=None):
         super().__init__(n_voters, n_classes, prior)
@@ -102,20 +110,6 @@ class Gaussian(Posterior):
     def init_raw(self, *, generator=None, dtype=torch.float32, device="cpu"):
         """``prior mean + 0.01 N(0, I)`` (noise from ``generator``).
 
-        Parameters
-        ----------
-        generator : torch.Generator or None, default=None
-            Source of the start-up noise; ``None`` adds no noise.
-        dtype : torch.dtype, default=torch.float32
-            Floating dtype of the result (``float32`` for training).
-        device : str or torch.device, default="cpu"
-            Device of the result.
-
-        Returns
-        -------
-        raw : torch.Tensor of shape (n_voters,)
-            Leaf tensor with ``requires_grad=True``, of the requested dtype and device.
-
         Examples
         --------
         >>> import torch
@@ -130,16 +124,6 @@ class Gaussian(Posterior):
     def natural(self, raw):
         """The mean ``p`` is the raw parameter itself.
 
-        Parameters
-        ----------
-        raw : torch.Tensor of shape (n_voters,)
-            Unconstrained parameter, e.g. from :meth:`init_raw`.
-
-        Returns
-        -------
-        nat : torch.Tensor of shape (n_voters,)
-            ``raw`` itself.
-
         Examples
         --------
         >>> import torch
@@ -151,16 +135,6 @@ class Gaussian(Posterior):
 
     def raw_from_natural(self, nat):
         """A copy of ``p``.
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (see :meth:`natural`).
-
-        Returns
-        -------
-        raw : torch.Tensor of shape (n_voters,)
-            A copy of ``p``.
 
         Examples
         --------
@@ -174,16 +148,6 @@ class Gaussian(Posterior):
     # -- KL, losses -----------------------------------------------------------------------
     def kl(self, nat):
         """``||p - mu0||^2 / 2``.
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (see :meth:`natural`).
-
-        Returns
-        -------
-        kl : torch.Tensor
-            Scalar (0-dimensional) tensor, differentiable in ``nat``.
 
         Examples
         --------
@@ -208,11 +172,6 @@ class Gaussian(Posterior):
             classes, also held as :class:`~skpacbayes.posteriors._vote_sums.ClassVotes`).
         y : torch.Tensor of shape (b,)
             Integer class indices of the true labels.
-
-        Returns
-        -------
-        r : torch.Tensor of shape (b,)
-            Stochastic loss of each example, in [0, 1], dtype and device of ``nat``.
 
         Examples
         --------
@@ -256,20 +215,6 @@ class Gaussian(Posterior):
     def deterministic_loss(self, nat, votes, y):
         """Exact loss of the mean vote: the true class is not the strict argmax of ``P_j``.
 
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (float32 for training, float64 for a certificate).
-        votes : torch.Tensor of shape (b, n_voters)
-            Integer class indices voted by each voter on each example.
-        y : torch.Tensor of shape (b,)
-            Integer class indices of the true labels.
-
-        Returns
-        -------
-        err : torch.Tensor of shape (b,)
-            Boolean tensor, ``True`` where the deterministic vote errs (ties included).
-
         Examples
         --------
         >>> import torch
@@ -288,11 +233,6 @@ class Gaussian(Posterior):
     def vote_weights(self, nat):
         """The mean ``p``.
 
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior (see :meth:`natural`).
-
         Returns
         -------
         weights : torch.Tensor of shape (n_voters,)
@@ -310,18 +250,6 @@ class Gaussian(Posterior):
     def win_probabilities(self, nat, votes):
         """``P_Q(class y is the strict winner)``, shape ``(b, k)`` (:ref:`theory-losses`;
         the Bayes classifier of a mixture, :ref:`theory-split`).
-
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior.
-        votes : torch.Tensor of shape (b, n_voters)
-            Integer class indices voted by each voter on each example.
-
-        Returns
-        -------
-        proba : torch.Tensor of shape (b, n_classes)
-            Probability that each class is the strict winner of the sampled vote.
 
         Examples
         --------
@@ -357,10 +285,8 @@ class Gaussian(Posterior):
 
         Parameters
         ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior.
-        votes : torch.Tensor of shape (b, n_voters)
-            Integer class indices voted by each voter on each example.
+        nat, votes
+            As :meth:`win_probabilities`.
         target : torch.Tensor of shape (b,)
             Class index of each row.
 
@@ -402,10 +328,8 @@ class Gaussian(Posterior):
 
         Parameters
         ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior.
-        votes : torch.Tensor of shape (b, n_voters)
-            Integer class indices voted by each voter on each example.
+        nat, votes
+            As :meth:`win_probabilities`.
 
         Returns
         -------
@@ -443,21 +367,6 @@ class Gaussian(Posterior):
     def sample(self, nat, n_samples, generator):
         """``w = p + N(0, I)`` (drawn with ``generator``).
 
-        Parameters
-        ----------
-        nat : array-like or torch.Tensor of shape (n_voters,)
-            Natural parameter of the posterior.
-        n_samples : int
-            Number of weight vectors to draw.
-        generator : torch.Generator or None
-            Source of randomness; ``None`` uses a fresh CPU generator with seed 0 (the global RNG
-            is never used).
-
-        Returns
-        -------
-        w : torch.Tensor of shape (n_samples, n_voters)
-            One sampled weight vector per row, dtype and device of ``nat``.
-
         Examples
         --------
         >>> import torch
@@ -468,3 +377,41 @@ class Gaussian(Posterior):
         nat = self._checked(nat)
         noise = _randn((int(n_samples), self.n_voters), generator, nat.dtype, nat.device)
         return nat.detach() + noise
+
+    # -- the family beyond its losses ----------------------------------------------------------
+    @property
+    def reads_class_votes(self):
+        """With more than two classes: the class sums of the weights (the strict-winner
+        integrals need each class's votes)."""
+        return self.n_classes > 2
+
+    def start_natural(self, target, scale, largest_scale):
+        """``scale sqrt(n) target``."""
+        return scale * np.sqrt(target.size) * target
+
+    @classmethod
+    def has_partition_terms(cls, n_classes, split):
+        """Binary tasks without split voters (no partition lower bound is known for the
+        mixture)."""
+        return n_classes == 2 and not split
+
+    @classmethod
+    def partition_terms(cls, natural, mixture, vote_weights, bits=24):
+        """The terms of the imbalance of the mean over every voter
+        (:func:`~skpacbayes.partition.gaussian_partition_terms`)."""
+        if len(natural) > 1:
+            return super().partition_terms(natural, mixture, vote_weights, bits)
+        from skpacbayes.partition import gaussian_partition_terms
+
+        return gaussian_partition_terms(natural[0], natural[0].size, bits=bits)
+
+    @classmethod
+    def ray_partition_terms(cls, natural, mixture, vote_weights, scales, bits):
+        """Without split voters, the terms of the exact multiples ``t p`` from one certificate
+        for the whole ray (:func:`~skpacbayes.partition.gaussian_ray_terms`)."""
+        if len(natural) > 1:
+            return super().ray_partition_terms(natural, mixture, vote_weights, scales, bits)
+        from skpacbayes.partition import gaussian_ray_terms
+
+        vector = np.asarray(natural[0], dtype=np.float64)
+        return gaussian_ray_terms(vector, vector.size, scales, bits)

@@ -7,8 +7,8 @@ errors in place of the votes, or (multi-class Gaussian) :class:`ClassVotes`.
 Floating point policy. ``float32`` is the training precision: sums are plain
 matrix-vector products. ``float64`` is the certificate precision: every sum of
 weights is computed with an error-free split of the weights (see
-:func:`split_weights`), so that sums are correct to a relative ``2^-52`` and
-differences of sums (margins) have no cancellation error; the deterministic
+:func:`~skpacbayes.posteriors._exact_sums.split_weights`), so that sums are correct to a
+relative ``2^-52`` and differences of sums (margins) have no cancellation error; the deterministic
 losses are exact in every precision (:func:`margin_is_nonpositive`,
 :func:`not_strict_winner`).
 """
@@ -19,23 +19,14 @@ import numpy as np
 import torch
 from scipy.linalg.blas import sgemv
 
-__all__ = [
-    "ClassVotes",
-    "ErrorMask",
-    "exact_total",
-    "margin_is_nonpositive",
-    "not_strict_winner",
-    "split_weights",
-    "two_sum",
-    "vote_sums",
-]
+from ._exact_sums import split_weights
+
+__all__ = ["ClassVotes", "ErrorMask", "margin_is_nonpositive", "not_strict_winner", "vote_sums"]
 
 _ROW_CHUNK = 8192
 _BYTES_MIN_ELEMENTS = 2**23  # smallest float32 mask held in bytes too (32 MiB)
 _BYTES_BLOCK = 2**21  # bytes of the float32 buffer of a block of rows (ErrorMask.with_bytes)
 _HASH_PIECE_BITS = 8  # integers below 2^8: exact in bfloat16 and tf32 products too
-_SPLIT_BITS = 31  # bits per level of the error-free split of the weights
-_SPLIT_LEVELS = 3
 _U = 2.0**-53  # unit roundoff of float64
 
 
@@ -419,54 +410,6 @@ class ClassVotes:
 # ---------------------------------------------------------------------------------------------
 # Sums of weights over vote patterns
 # ---------------------------------------------------------------------------------------------
-def split_weights(w, levels=_SPLIT_LEVELS, bits=_SPLIT_BITS):
-    """Error-free split ``w = w_0 + w_1 + ... + w_{L-1}`` (float64) for exact-ish sums.
-
-    Level ``l`` holds integer multiples of ``2^(e - bits (l + 1))`` of magnitude below
-    ``2^bits`` units, where ``2^e > max |w|``. Any sum of at most ``2^(52 - bits)`` such
-    numbers (any order, any subset, any signs) is EXACT in float64. The last level
-    holds the remainder ``|w_{L-1}| <= 2^(e - bits (L - 1) - 1)``, whose sums err by at
-    most ``gamma_n * n * 2^(e - bits (L - 1) - 1)``: with three 31-bit levels and
-    ``n = 200`` this is ``1e-30 max |w|``, far below one rounding of the result.
-
-    Parameters
-    ----------
-    w : torch.Tensor
-        float64 vector.
-    levels : int, default=3
-    bits : int, default=31
-
-    Returns
-    -------
-    list of torch.Tensor
-        ``levels`` tensors whose exact sum is ``w``.
-
-    Examples
-    --------
-    >>> import torch
-    >>> from skpacbayes.posteriors._vote_sums import split_weights
-    >>> w = torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64)
-    >>> parts = split_weights(w)
-    >>> bool((sum(parts) == w).all())
-    True
-    """
-    m = float(w.abs().max()) if w.numel() else 0.0
-    if not math.isfinite(m):
-        raise ValueError("weights must be finite.")
-    if m == 0.0 or m < 2.0**-900:
-        return [w.clone()] + [torch.zeros_like(w) for _ in range(levels - 1)]
-    _, e = math.frexp(m)  # m < 2^e
-    parts = []
-    rest = w
-    for level in range(levels - 1):
-        scale = 2.0 ** (e - bits * (level + 1))
-        hi = torch.round(rest / scale) * scale
-        parts.append(hi)
-        rest = rest - hi  # exact
-    parts.append(rest)
-    return parts
-
-
 def _error_mask_into(v, t, n_classes, out):
     """``out <- 1{v != t}`` (0/1, integer dtype of ``v``) with integer arithmetic.
 
@@ -552,9 +495,9 @@ class _VoteSums(torch.autograd.Function):
     ``exact=True``, ``L = 0`` otherwise; no gradient; margins are formed level by level,
     exactly) and ``rounded_part`` is the sum of the remainder level (or the plain sum),
     differentiable in ``w``. The total is ``exact_levels.sum(0) + rounded_part``; see
-    :func:`exact_total` for it with its rounding residual. Rows are processed in chunks
-    through two reused buffers (an integer mask and its float copy); the backward pass
-    recomputes the masks.
+    :func:`~skpacbayes.posteriors._exact_sums.exact_total` for it with its rounding residual.
+    Rows are processed in chunks through two reused buffers (an integer mask and its float
+    copy); the backward pass recomputes the masks.
     """
 
     @staticmethod
@@ -692,30 +635,6 @@ class _ClassSums(torch.autograd.Function):
             idx.copy_(v)
             grad += g_lo[s : s + v.shape[0]].gather(1, idx).sum(dim=0)
         return grad, None, None, None
-
-
-def two_sum(a, b):
-    """Knuth's error-free transformation: ``s = fl(a + b)`` and ``e`` with ``s + e = a + b``."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def exact_total(hi, lo):
-    """``(total, residual)`` of ``hi.sum(0) + lo`` (levels of :func:`vote_sums`).
-
-    ``total`` is the rounded sum and ``residual`` its rounding error (computed with
-    :func:`two_sum`), so that ``total + residual`` equals the sum of the levels up to
-    ``u |residual|``; ``residual`` is ``None`` without exact levels (float32). Gradients
-    flow through ``lo`` into ``total``.
-    """
-    if hi.shape[0] == 0:
-        return lo, None
-    acc, res = hi[0], torch.zeros_like(lo)
-    for level in list(hi[1:]) + [lo.detach()]:
-        acc, err = two_sum(acc, level)
-        res = res + err
-    return acc.detach() + (lo - lo.detach()), res
 
 
 def vote_sums(w, votes, y, mode, n_classes, exact):
