@@ -18,6 +18,7 @@ from skpacbayes.classifiers._constraints import (
     N_JOBS,
     FamilyNames,
     check_delta,
+    keyword_init,
 )
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._out_of_core import dask_rows
@@ -25,6 +26,7 @@ from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.spec import FitSpec
 from skpacbayes.engine.vote import weighted_vote_scores
+from skpacbayes.objectives import BOUNDS, bound_class
 from skpacbayes.voters._base import DocLinkMixin, resolve_voters
 
 __all__ = ["MajorityVoteClassifier", "validate_training_data"]
@@ -662,6 +664,26 @@ def _evaluation_groups(voters):
     from skpacbayes.engine.statistics import EvaluationScheme
 
     return EvaluationScheme.from_voters(voters, np.asarray(voters.sample_groups_).size).groups
+
+
+class _OutOfBagCandidate(MajorityVoteClassifier):
+    """An out-of-bag candidate of :class:`~skpacbayes.CertifiedVoteClassifier`: a vote of an
+    out-of-bag bank certified by the bound named ``bound`` (``"FO"``: the first-order bound,
+    as :class:`~skpacbayes.FirstOrderBoundClassifier`; ``"SO"``: the tandem bound, as
+    :class:`~skpacbayes.SecondOrderBoundClassifier`), with its parameters otherwise those of
+    :class:`MajorityVoteClassifier`.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **MajorityVoteClassifier._parameter_constraints,
+        "bound": [StrOptions({b.name for b in BOUNDS if b.capabilities.certifies_out_of_bag})],
+    }
+
+    __init__ = keyword_init(MajorityVoteClassifier, bound="FO")
+
+    @property
+    def _bound_class(self):
+        return bound_class(self.bound)
 
 
 def _grown(voters, X, y):

@@ -25,14 +25,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOptions
 from sklearn.utils.parallel import delayed
 
-from skpacbayes.classifiers._base import validate_training_data
+from skpacbayes.classifiers._base import _OutOfBagCandidate, validate_training_data
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_fractions
-from skpacbayes.classifiers._first_order import FirstOrderBoundClassifier
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._held_out_vote import fitted_fold
 from skpacbayes.classifiers._out_of_core import dask_training_data
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
-from skpacbayes.classifiers._second_order import SecondOrderBoundClassifier
 from skpacbayes.classifiers._selected import SelectedCandidateMixin
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.parallel import as_completed
@@ -41,14 +39,13 @@ from skpacbayes.engine.protocols.held_out import HeldOutSpec, certify_count, row
 from skpacbayes.engine.protocols.sample import Sample, resolve_train_size
 from skpacbayes.engine.spec import progress
 from skpacbayes.engine.statistics import EmptySampleError
-from skpacbayes.objectives import TestSet
+from skpacbayes.objectives import FirstOrder, SecondOrder, TestSet
 from skpacbayes.voters._base import DocLinkMixin
 
 __all__ = ["CertifiedVoteClassifier"]
 
-_OUT_OF_BAG = {
-    cls._bound_class.name: cls for cls in (FirstOrderBoundClassifier, SecondOrderBoundClassifier)
-}
+#: the bounds of the out-of-bag candidates: the first-order and the tandem bound
+_OUT_OF_BAG = (FirstOrder.name, SecondOrder.name)
 
 
 def _is_deprecated(value):
@@ -549,8 +546,13 @@ default="tightest_bound"
         jobs = []
         for i, ((info, voters), d) in enumerate(zip(candidates, deltas, strict=True)):
             if info["kind"] == "out_of_bag":
-                cls = _OUT_OF_BAG[info["out_of_bag_bound"]]
-                est = cls(posterior="categorical", random_state=seed, voters=bank, delta=d)
+                est = _OutOfBagCandidate(
+                    bound=info["out_of_bag_bound"],
+                    posterior="categorical",
+                    random_state=seed,
+                    voters=bank,
+                    delta=d,
+                )
                 jobs.append(delayed(_fit_out_of_bag)(i, est, X, y))
             else:
                 spec = self._held_out_spec(voters, d, seed)
