@@ -369,7 +369,7 @@ def test_certified_vote_reports_each_candidate_as_it_finishes(digits, capsys, mo
 
     X_tr, _, y_tr, _ = digits
     printed_before = lines_printed_before_each_fit(
-        module, "fit_held_out_candidate", capsys, monkeypatch
+        module, "_held_out_job", capsys, monkeypatch
     )
     clf = CertifiedVoteClassifier(voters=_forest(), validation_fraction=(0.2, 0.5), verbose=1)
     clf.fit(X_tr, y_tr)
@@ -653,11 +653,14 @@ def test_certified_vote_default_trees_are_grown_outside_their_held_out_rows():
         X, y = make_classification(n_samples=m, n_features=5, flip_y=flip, random_state=0)
         clf = CertifiedVoteClassifier(random_state=3)
         per_candidate = []
-        for info, voters in clf._candidates(m):
+        for candidate in clf._spec(m, 2, 3, None).candidates:
+            info = candidate.info()
             if info["kind"] != "holdout":
                 continue
             f, fold = info["validation_fraction"], info["fold"]
-            est = _FoldHoldOut(voters=voters, validation_fraction=f, fold=fold, random_state=3)
+            est = _FoldHoldOut(
+                voters=candidate.voters, validation_fraction=f, fold=fold, random_state=3
+            )
             est.fit(X, y)
             held = est.validation_indices_
             train = np.setdiff1d(np.arange(m), held)

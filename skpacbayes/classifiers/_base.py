@@ -429,11 +429,18 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
                     f"The voters know the classes {list(self.classes_)}, but y contains "
                     f"{sorted(set(np.unique(y)) - set(self.classes_))}."
                 )
-        self.voters_ = voters
-        self.n_classes_ = self.classes_.shape[0]
         # the engine checks that the bound certifies the family on these voters, reads them
         # and certifies the fit
-        fitted = fit_posterior(self._fit_spec(self.n_classes_), voters, X, y_idx, torch_seed)
+        spec = self._fit_spec(self.classes_.shape[0])
+        self._copy_fit(fit_posterior(spec, voters, X, y_idx, torch_seed), voters)
+        return self
+
+    def _copy_fit(self, fitted, voters):
+        """The engine's :class:`~skpacbayes.engine.spec.FitResult` on ``voters``, onto this
+        estimator."""
+        self.voters_ = voters
+        self.classes_ = np.asarray(voters.classes_)
+        self.n_classes_ = self.classes_.shape[0]
         self.groups_ = fitted.groups
         self.posterior_params_ = fitted.natural
         self.mixture_weights_ = fitted.mixture_weights
@@ -444,7 +451,6 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         self.solver_ = "none" if self.solver == "none" else fitted.solver
         self.certificate_ = fitted.certificate
         self.bound_ = float(fitted.certificate.value)
-        return self
 
     def _check_out_of_bag(self, bound):
         """Raise a ``ValueError`` unless this estimator certifies out-of-bag voters."""
@@ -664,6 +670,31 @@ def _evaluation_groups(voters):
     from skpacbayes.engine.statistics import EvaluationScheme
 
     return EvaluationScheme.from_voters(voters, np.asarray(voters.sample_groups_).size).groups
+
+
+def fitted_vote(estimator, fitted, voters, X):
+    """A bound estimator fitted by the engine on someone else's behalf (CertifiedVote's
+    out-of-bag candidates): the :class:`~skpacbayes.engine.spec.FitResult` ``fitted`` of
+    ``voters`` on the rows ``X``, copied onto ``estimator``.
+
+    Parameters
+    ----------
+    estimator : MajorityVoteClassifier
+        Unfitted, with the parameters the fit was made with.
+    fitted : FitResult
+    voters : voter bank
+        Fitted on ``X``.
+    X : ndarray of shape (n_rows, n_features)
+        The rows of the fit (validated).
+
+    Returns
+    -------
+    estimator : MajorityVoteClassifier
+        Fitted.
+    """
+    estimator.n_features_in_ = int(X.shape[1])
+    estimator._copy_fit(fitted, voters)
+    return estimator
 
 
 class _OutOfBagCandidate(MajorityVoteClassifier):

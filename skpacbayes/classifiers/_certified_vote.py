@@ -13,19 +13,16 @@ tandem bounds. All statements hold together with probability at least ``1 - delt
 certificate: by default the tightest bound.
 """
 
-import time
 import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.exceptions import FitFailedWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOptions
-from sklearn.utils.parallel import delayed
 
-from skpacbayes.classifiers._base import _OutOfBagCandidate, validate_training_data
+from skpacbayes.classifiers._base import _OutOfBagCandidate, fitted_vote, validate_training_data
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_fractions
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._held_out_vote import fitted_fold
@@ -33,12 +30,9 @@ from skpacbayes.classifiers._out_of_core import dask_training_data
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._selected import SelectedCandidateMixin
 from skpacbayes.engine.dask_passes import is_dask_input
-from skpacbayes.engine.parallel import as_completed
 from skpacbayes.engine.protocols import candidates as cands
-from skpacbayes.engine.protocols.held_out import HeldOutSpec, certify_count, rows_seed
-from skpacbayes.engine.protocols.sample import Sample, resolve_train_size
-from skpacbayes.engine.spec import progress
-from skpacbayes.engine.statistics import EmptySampleError
+from skpacbayes.engine.protocols.held_out import HeldOutSpec, rows_seed
+from skpacbayes.engine.protocols.sample import resolve_train_size
 from skpacbayes.objectives import FirstOrder, SecondOrder, TestSet
 from skpacbayes.voters._base import DocLinkMixin
 
@@ -383,9 +377,15 @@ default="tightest_bound"
     def _tolerance(self):
         return float(cands.SELECTIONS.get(self.selection, self.selection))
 
-    def _candidates(self, n_rows):
-        """(description, the unfitted voters or out-of-bag estimator) per candidate, in a
-        fixed order: fractions and folds, stumps, out-of-bag."""
+    def _out_of_bag_estimator(self, bound, voters, seed):
+        """An out-of-bag candidate, unfitted: the Categorical vote of ``voters`` certified by
+        the bound named ``bound``."""
+        return _OutOfBagCandidate(
+            bound=bound, posterior="categorical", random_state=seed, voters=voters
+        )
+
+    def _spec(self, n_rows, n_classes, seed, train_size):
+        """The candidates protocol's specification from this estimator's parameters."""
         forest = self._forest()
         if hasattr(forest, "votes"):
             raise ValueError(
@@ -399,69 +399,45 @@ default="tightest_bound"
                 f"n_folds={self.n_folds} disjoint held-out sets of validation_fraction "
                 f"{too_many[0]} do not fit in the rows (n_folds * fraction must be at most 1)."
             )
-        held_out = [
-            ("holdout", forest if forest is not None else cands.default_forest(n_rows, f), f, fold)
-            for f in fractions
-            for fold in range(self.n_folds)
-        ]
-        if self._use_stumps():  # one split grown on each half, certified on the other
-            from sklearn.tree import DecisionTreeClassifier
-
-            stump = DecisionTreeClassifier(max_depth=1)
-            held_out += [("stump", stump, 0.5, fold) for fold in (0, 1)]
-        candidates = [
-            (
-                {"kind": kind, "validation_fraction": f, "fold": fold, "out_of_bag_bound": None},
-                voters,
-            )
-            for kind, voters, f, fold in held_out
-        ]
-        if self._use_out_of_bag():
-            candidates += [
-                (
-                    {
-                        "kind": "out_of_bag",
-                        "validation_fraction": None,
-                        "fold": None,
-                        "out_of_bag_bound": name,
-                    },
-                    None,
+        out_of_bag = self._use_out_of_bag()
+        if train_size is not None and out_of_bag:
+            if self.out_of_bag is True:
+                raise ValueError(
+                    "The out-of-bag candidates (out_of_bag=True) are certified on the rows "
+                    "their forest is grown on; with train_size (and on a dask array) the "
+                    "forests are grown on a sample and certified on the other rows. Set "
+                    "out_of_bag=False or 'auto'."
                 )
-                for name in _OUT_OF_BAG
-            ]
-        return candidates
-
-    def _out_of_bag_voters(self, X, y, seed):
-        """The bagged ensemble of every row shared by the out-of-bag candidates (fitted once)."""
-        from sklearn.frozen import FrozenEstimator
-
-        from skpacbayes.voters import OutOfBagVoters
-
-        forest = self._forest()
-        if forest is None:  # the bank's default trees, each on half the rows
-            bank = OutOfBagVoters(
-                n_estimators=cands.default_n_estimators(X.shape[0]),
-                random_state=seed,
+            out_of_bag = False
+        bounds = _OUT_OF_BAG if out_of_bag else ()
+        n_grown = n_rows if train_size is None else int(train_size)
+        candidates = cands.candidate_list(
+            n_grown, forest, fractions, self.n_folds, self._use_stumps(), bounds
+        )
+        return cands.CandidatesSpec(
+            candidates=candidates,
+            delta=float(self.delta),
+            seed=seed,
+            held_out=HeldOutSpec(
+                bound=TestSet(),
+                voters=None,
+                delta=float(self.delta),
+                seed=rows_seed(seed),
+                per_class=bool(self.per_class),
                 n_jobs=self.n_jobs,
-            )
-        else:
-            bank = OutOfBagVoters(estimator=forest, random_state=seed, n_jobs=self.n_jobs)
-        return FrozenEstimator(bank.fit(X, y))
-
-    def _say(self, text):
-        if self.verbose:
-            progress(type(self).__name__, text)
-
-    def _held_out_spec(self, voters, delta, seed):
-        """A hold-out candidate's specification (its share of ``delta``, no progress lines)."""
-        return HeldOutSpec(
-            bound=TestSet(),
-            voters=voters,
-            delta=delta,
-            seed=rows_seed(seed),
-            per_class=bool(self.per_class),
+                label=type(self).__name__,
+            ),
+            out_of_bag={
+                name: self._out_of_bag_estimator(name, None, seed)._fit_spec(n_classes)
+                for name in bounds
+            },
+            out_of_bag_voters=cands.out_of_bag_voters(forest, n_grown, seed, self.n_jobs),
+            tolerance=self._tolerance(),
+            train_size=train_size,
             n_jobs=self.n_jobs,
+            default_forests=forest is None,
             label=type(self).__name__,
+            verbose=int(self.verbose),
         )
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -510,99 +486,22 @@ default="tightest_bound"
             seed = int(rs)  # as HoldOutBoundClassifier(random_state=rs) uses it
         else:
             seed = int(check_random_state(rs).randint(np.iinfo(np.int32).max))
-        sample = None
-        if train_size is not None:  # the candidates' rows: a sample drawn into memory
-            sample = Sample(X, y, classes, train_size, rows_seed(seed))
-            X, y = sample.X, sample.y
-        candidates = self._candidates(X.shape[0])
-        if sample is not None:
-            if self.out_of_bag is True:
-                raise ValueError(
-                    "The out-of-bag candidates (out_of_bag=True) are certified on the rows "
-                    "their forest is grown on; with train_size (and on a dask array) the "
-                    "forests are grown on a sample and certified on the other rows. Set "
-                    "out_of_bag=False or 'auto'."
-                )
-            candidates = [(info, v) for info, v in candidates if info["kind"] != "out_of_bag"]
-        weights = np.array([cands.candidate_weight(info["kind"]) for info, _ in candidates])
-        shares = weights / weights.sum()
-        deltas = cands.candidate_deltas(self.delta, shares)
-        start = time.perf_counter()
-        trees = ""
-        if self._forest() is None:  # the default forests' sizes, fraction by fraction
-            sizes = {
-                f: cands.default_forest_trees(X.shape[0], f)
-                for f in check_fractions(self.validation_fraction)
-            }
-            trees = ", trees " + ", ".join(f"{n} (fraction {f})" for f, n in sizes.items())
-        self._say(
-            f"{len(candidates)} candidates on {X.shape[0]} rows{trees}, each reported as it ends"
-        )
-        bank = None
-        if any(info["kind"] == "out_of_bag" for info, _ in candidates):
-            bank = self._out_of_bag_voters(X, y, seed)  # grown once, shared by FO and SO
-            self._say(f"out-of-bag forest grown ({time.perf_counter() - start:.1f} s)")
-        y_idx = np.searchsorted(classes, y)
-        jobs = []
-        for i, ((info, voters), d) in enumerate(zip(candidates, deltas, strict=True)):
-            if info["kind"] == "out_of_bag":
-                est = _OutOfBagCandidate(
-                    bound=info["out_of_bag_bound"],
-                    posterior="categorical",
-                    random_state=seed,
-                    voters=bank,
-                    delta=d,
-                )
-                jobs.append(delayed(_fit_out_of_bag)(i, est, X, y))
-            else:
-                spec = self._held_out_spec(voters, d, seed)
-                f, fold = info["validation_fraction"], info["fold"]
-                job = cands.fit_held_out_candidate
-                jobs.append(delayed(job)(i, spec, X, y, y_idx, classes, f, fold, sample is None))
-        entries, outcomes = [None] * len(candidates), [None] * len(candidates)
-        for done, (index, outcome, seconds) in enumerate(as_completed(jobs, self.n_jobs), 1):
-            info, d = candidates[index][0], deltas[index]
-            entries[index], outcomes[index] = _entry(info, d, outcome, X, y, seconds), outcome
-            entry = entries[index]
-            if "dropped" in entry:
-                warnings.warn(
-                    f"Candidate {index} ({cands.describe(entry)}) dropped out (bound 1.0): "
-                    f"{entry['dropped']}",
-                    FitFailedWarning,
-                    stacklevel=2,
-                )
-            if "bound" in entry:
-                said = f"bound {entry['bound']:.4f}, estimated error {entry['estimated_error']:.4f}"
-            else:  # counted on the sample; certified once every row outside it is read
-                said = f"{outcome.errors} errors on its {outcome.size} held-out rows of the sample"
-            self._say(
-                f"{done}/{len(candidates)} candidate {index} ({cands.describe(entry)}): "
-                f"{said} ({seconds:.1f} s; {time.perf_counter() - start:.1f} s so far)"
-            )
-        if sample is not None:  # every candidate on every row outside the sample, too
-            for index, counted in enumerate(sample.add_outside(outcomes)):
-                spec = self._held_out_spec(candidates[index][1], deltas[index], seed)
-                outcomes[index] = certify_count(spec, counted, counted.details)
-                cert = outcomes[index].certificate
-                entries[index].update(
-                    bound=float(cert.value),
-                    estimated_error=float(cert.train_error),
-                    held_out_rows=int(cert.details["held_out_rows"]),
-                    train_size=int(train_size),
-                )
-            self._say(f"certified on every other row ({time.perf_counter() - start:.1f} s)")
-        self.candidates_ = entries
-        self.best_index_ = cands.select(
-            [c["bound"] for c in entries],
-            [np.inf if "dropped" in c else c["estimated_error"] for c in entries],
-            self._tolerance(),
-        )
-        self._shares = tuple(float(share) for share in shares)
-        best = outcomes[self.best_index_]
-        if entries[self.best_index_]["kind"] != "out_of_bag":
-            info = entries[self.best_index_]
+        spec = self._spec(X.shape[0], classes.size, seed, train_size)
+        result = cands.certify_candidates(spec, X, y, classes)
+        self.candidates_ = result.entries
+        self.best_index_ = result.best_index
+        self.best_candidate_ = result.entries[result.best_index]
+        self._shares = result.shares
+        best, info = result.outcomes[result.best_index], self.best_candidate_
+        if info["kind"] == "out_of_bag":
+            from sklearn.frozen import FrozenEstimator
+
+            voters = FrozenEstimator(result.out_of_bag_voters)
+            estimator = self._out_of_bag_estimator(info["out_of_bag_bound"], voters, seed)
+            best = fitted_vote(estimator.set_params(delta=info["delta"]), best, voters, X)
+        else:
             params = {
-                "voters": candidates[self.best_index_][1],
+                "voters": spec.candidates[result.best_index].voters,
                 "validation_fraction": info["validation_fraction"],
                 "fold": info["fold"],
                 "delta": info["delta"],
@@ -612,17 +511,12 @@ default="tightest_bound"
             }
             best = fitted_fold(params, best, classes, X.shape[1])
         self.best_estimator_ = best
-        self.best_candidate_ = entries[self.best_index_]
         self.certificate_ = best.certificate_
         self.bound_ = float(best.bound_)
         self.n_iter_ = int(best.n_iter_)
         self.classes_ = best.classes_
         if self.per_class:
             self.class_bounds_ = best.class_bounds_
-        self._say(
-            f"deployed candidate {self.best_index_} ({cands.describe(self.best_candidate_)}), "
-            f"bound {self.bound_:.4f} ({time.perf_counter() - start:.1f} s)"
-        )
         return self
 
     def __sklearn_tags__(self):
@@ -632,37 +526,3 @@ default="tightest_bound"
 
     def _candidate_deltas(self, delta):
         return cands.candidate_deltas(delta, self._shares)
-
-
-def _fit_out_of_bag(index, estimator, X, y):
-    """Fit one out-of-bag candidate (a job of :func:`~skpacbayes.engine.parallel.as_completed`):
-    its index, itself (or the reason it has no bound, an empty out-of-bag pair sample) and
-    the seconds it took."""
-    start = time.perf_counter()
-    try:
-        estimator.fit(X, y)
-    except EmptySampleError as error:
-        return index, error, time.perf_counter() - start
-    return index, estimator, time.perf_counter() - start
-
-
-def _entry(info, delta, outcome, X, y, seconds):
-    """A candidate's line of ``candidates_``: its description, share, bound, estimate, time.
-
-    A candidate whose bound has no sample drops out: bound 1.0 (trivially certified), no
-    estimate, and the reason under ``dropped``. A candidate counted on a sample gets its
-    bound once the rows outside the sample are counted.
-    """
-    entry = {**info, "delta": delta}
-    if isinstance(outcome, EmptySampleError):
-        dropped = {"bound": 1.0, "estimated_error": float("nan"), "dropped": str(outcome)}
-        return {**entry, **dropped, "fit_time": seconds}
-    if info["kind"] == "out_of_bag":
-        entry.update(
-            bound=float(outcome.bound_), estimated_error=cands.out_of_bag_error(outcome, X, y)
-        )
-    elif hasattr(outcome, "certificate"):  # certified on its held-out rows
-        cert = outcome.certificate
-        entry.update(bound=float(cert.value), estimated_error=float(cert.train_error))
-    entry["fit_time"] = seconds
-    return entry
