@@ -368,9 +368,7 @@ def test_certified_vote_reports_each_candidate_as_it_finishes(digits, capsys, mo
     import skpacbayes.engine.protocols.candidates as module
 
     X_tr, _, y_tr, _ = digits
-    printed_before = lines_printed_before_each_fit(
-        module, "_held_out_job", capsys, monkeypatch
-    )
+    printed_before = lines_printed_before_each_fit(module, "_held_out_job", capsys, monkeypatch)
     clf = CertifiedVoteClassifier(voters=_forest(), validation_fraction=(0.2, 0.5), verbose=1)
     clf.fit(X_tr, y_tr)
     # when each candidate starts, every earlier one has had its line
