@@ -5,7 +5,6 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -21,8 +20,8 @@ from skpacbayes.classifiers._constraints import (
     keyword_init,
 )
 from skpacbayes.classifiers._fit_params import reject_fit_params
-from skpacbayes.classifiers._out_of_core import dask_rows
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
+from skpacbayes.classifiers._vote_predictions import VotePredictions
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.spec import FitSpec
 from skpacbayes.engine.vote import weighted_vote_scores
@@ -104,7 +103,9 @@ class _VotersParamsMixin:
         return super().set_params(**params)
 
 
-class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, BaseEstimator):
+class MajorityVoteClassifier(
+    _VotersParamsMixin, VotePredictions, ClassifierMixin, DocLinkMixin, BaseEstimator
+):
     """Base class: a weighted majority vote learned by minimising a PAC-Bayes bound.
 
     Not meant to be used directly: use one of the named estimators, which
@@ -383,7 +384,7 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
                 "MajorityVoteClassifier is an abstract base class and cannot be fitted; use "
                 "one of the named estimators: " + ", ".join(_NAMED_ESTIMATORS) + "."
             )
-        from skpacbayes.engine.fit import fit_posterior, out_of_core_refusal
+        from skpacbayes.engine.fit import fit_posterior, fitted_voters, out_of_core_refusal
         from skpacbayes.posteriors import get_family
 
         if self.prior is not None:
@@ -412,23 +413,8 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         out_of_bag = getattr(voters, "is_out_of_bag", False)
         if out_of_bag:  # one row set per voter: the out-of-bag bounds (theory-out-of-bag)
             self._check_out_of_bag(bound)  # before growing the voters
-        if out_of_core:
-            from skpacbayes.engine.dask_passes import label_indices
-            from skpacbayes.voters._base import fit_without_rows
-
-            fit_without_rows(voters, X, classes, WHAT_WORKS)  # refuses unknown labels
-            self.classes_ = np.asarray(voters.classes_)
-            y_idx = label_indices(y, self.classes_)
-        else:
-            voters = _grown(voters, X, y)
-            self.classes_ = np.asarray(voters.classes_)
-            y_idx = np.searchsorted(self.classes_, y)
-            y_idx = np.clip(y_idx, 0, self.classes_.shape[0] - 1)
-            if not np.array_equal(self.classes_[y_idx], y):
-                raise ValueError(
-                    f"The voters know the classes {list(self.classes_)}, but y contains "
-                    f"{sorted(set(np.unique(y)) - set(self.classes_))}."
-                )
+        voters, y_idx = fitted_voters(voters, X, y, classes)
+        self.classes_ = np.asarray(voters.classes_)
         # the engine checks that the bound certifies the family on these voters, reads them
         # and certifies the fit
         spec = self._fit_spec(self.classes_.shape[0])
@@ -515,16 +501,6 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
     # prediction (NumPy only, no torch on the path except the Gaussian
     # mixture's Bayes classifier on split voters)
     # ------------------------------------------------------------------ #
-    def _votes(self, X):
-        check_is_fitted(self)
-        with np.errstate(invalid="ignore"):  # see fit
-            X = validate_data(
-                self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
-            )
-        from skpacbayes.engine.passes import shared_vote_matrix
-
-        return shared_vote_matrix(self.voters_, X)
-
     def _class_scores(self, votes, decide=False):
         """Weighted vote per class, shape (n_samples, n_classes).
 
@@ -546,98 +522,9 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
             )
         return weighted_vote_scores(votes, self.weights_, self.n_classes_)
 
-    @dask_rows("scores")
-    def decision_function(self, X):
-        """Weighted vote of each class.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Input samples (finite), with the features seen during ``fit``. A dask array
-            gives a lazy dask array, computed block by block.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Binary tasks: vote for ``classes_[1]`` minus vote for ``classes_[0]``.
-            Multi-class: the weighted vote of every class (for a Gaussian
-            posterior on split voters, the probability that each class wins).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
-        >>> clf.decision_function(X[:2])  # binary: vote for classes_[1] minus vote for classes_[0]
-        array([-1., -1.])
-        """
-        scores = self._class_scores(self._votes(X))
-        if self.n_classes_ == 2:
-            return scores[:, 1] - scores[:, 0]
-        return scores
-
-    @dask_rows("labels")
-    def predict(self, X):
-        """Predict with the certified deterministic majority vote.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Input samples (finite), with the features seen during ``fit``. A dask array
-            gives a lazy dask array, computed block by block.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Class label with the largest weighted vote (ties go to the first class of
-            ``classes_``); ``bound_`` certifies the error rate of these predictions.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
-        >>> clf.predict(X[:5])
-        array([0, 0, 0, 0, 0])
-        """
-        scores = self._class_scores(self._votes(X), decide=True)
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    @dask_rows("proba")
-    def predict_proba(self, X):
-        """Vote shares of each class.
-
-        For non-negative weights (Categorical, Dirichlet) the share of the
-        total weight voting for each class; for a Gaussian posterior, the
-        softmax of the vote scaled by ``1 / sqrt(n_voters)`` (or the mixture's
-        win probabilities on split voters). The arg-max is always the
-        prediction.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Input samples (finite), with the features seen during ``fit``. A dask array
-            gives a lazy dask array, computed block by block.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Vote shares, in the order of ``classes_``; their arg-max is the prediction.
-            They are not calibrated probabilities and carry no guarantee.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
-        >>> clf.predict_proba(X[:2])  # a single voter: all the weight on one class
-        array([[1., 0.],
-               [1., 0.]])
-        """
-        scores = self._class_scores(self._votes(X))
+    def _shares(self, scores):
+        """The vote shares of ``predict_proba``: of the total weight, or a softmax of the
+        vote where weights can be negative (the Gaussian posterior)."""
         if self.deployed_ == "mixture_bayes":
             total = scores.sum(axis=1, keepdims=True)
             return scores / np.where(total > 0, total, 1.0)
@@ -655,21 +542,6 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
         tags.input_tags.allow_nan = False
         tags.input_tags.sparse = True
         return tags
-
-
-def _evaluation_groups(voters):
-    """Split the vote matrix into the halves of the two-halves protocol (one group if not split)."""
-    if getattr(voters, "is_out_of_bag", False):
-        raise ValueError(
-            "This estimator evaluates voters on two halves or on every example and cannot "
-            "use an out-of-bag voter bank (OutOfBagVoters), whose voters may each only be "
-            "evaluated on their own out-of-bag rows. Use FirstOrderBoundClassifier("
-            "posterior='categorical') or SecondOrderBoundClassifier(posterior='categorical') "
-            "with it."
-        )
-    from skpacbayes.engine.statistics import EvaluationScheme
-
-    return EvaluationScheme.from_voters(voters, np.asarray(voters.sample_groups_).size).groups
 
 
 def fitted_vote(estimator, fitted, voters, X):
@@ -715,21 +587,6 @@ class _OutOfBagCandidate(MajorityVoteClassifier):
     @property
     def _bound_class(self):
         return bound_class(self.bound)
-
-
-def _grown(voters, X, y):
-    """``voters`` fitted on ``X, y``: a bank grown from the data once per selection
-    (:func:`~skpacbayes.engine.sharing.shared_fit`); a fitted (frozen) bank or prefit models as
-    they are fitted (their parameters are models: too large a key)."""
-    from skpacbayes.engine.sharing import shared_fit
-    from skpacbayes.voters import PrefitVoters
-
-    try:
-        check_is_fitted(voters)
-    except NotFittedError:
-        if not isinstance(voters, PrefitVoters):
-            return shared_fit(voters, X, y)
-    return voters.fit(X, y)
 
 
 def validate_training_data(estimator, X, y):

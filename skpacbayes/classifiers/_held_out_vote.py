@@ -14,12 +14,12 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from skpacbayes.classifiers._base import validate_training_data
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_delta
 from skpacbayes.classifiers._fit_params import reject_fit_params
-from skpacbayes.classifiers._out_of_core import dask_rows
+from skpacbayes.classifiers._vote_predictions import VotePredictions
 from skpacbayes.engine.protocols.held_out import (
     HeldOutSpec,
     certify_fractions,
@@ -32,7 +32,7 @@ from skpacbayes.voters._base import DocLinkMixin
 __all__ = ["HeldOutVote", "fitted_fold"]
 
 
-class HeldOutVote(ClassifierMixin, DocLinkMixin, BaseEstimator):
+class HeldOutVote(VotePredictions, ClassifierMixin, DocLinkMixin, BaseEstimator):
     """The fitted plain vote of a held-out protocol (base class, not to be used directly).
 
     A subclass's ``fit`` hands the engine its rows and a
@@ -106,104 +106,15 @@ class HeldOutVote(ClassifierMixin, DocLinkMixin, BaseEstimator):
         tags.input_tags.sparse = True  # CSR end to end (the voter banks take it)
         return tags
 
-    def _scores(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32])
-        from skpacbayes.engine.passes import shared_vote_matrix
+    def _class_scores(self, votes, decide=False):
+        """The number of deployed voters voting for each class (the votes mapped to the
+        estimator's classes)."""
+        return weighted_vote_scores(self._codes[votes], self.weights_, self.classes_.size)
 
-        votes = self._codes[shared_vote_matrix(self.voters_, X)]
-        return weighted_vote_scores(votes, self.weights_, self.classes_.size)
-
-    @dask_rows("scores")
-    def decision_function(self, X):
-        """Number of the deployed voters voting for each class.
-
-        Parameters
-        ----------
-        X : {array-like, dask array} of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``. A dask array gives a
-            lazy dask array, computed block by block.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Binary: votes for ``classes_[1]`` minus votes for ``classes_[0]``;
-            multi-class: the votes of every class.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from skpacbayes import HoldOutBoundClassifier
-        >>> from skpacbayes.voters import SplitForest
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(voters=SplitForest(n_estimators=10),
-        ...                              validation_fraction=None, random_state=0).fit(X, y)
-        >>> clf.decision_function(X[:1])
-        array([[5., 0., 0.]])
-        """
-        scores = self._scores(X)
-        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
-
-    @dask_rows("labels")
-    def predict(self, X):
-        """Plain vote of the deployed voters (ties go to the first class).
-
-        With ``PrefitVoters(model)`` of one model, the deployed voter is the model itself:
-        this is ``model.predict``.
-
-        Parameters
-        ----------
-        X : {array-like, dask array} of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``. A dask array gives a
-            lazy dask array, computed block by block.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted class labels; ``bound_`` certifies their error rate (the
-            certificate counted the errors of exactly these predictions, ties included).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from skpacbayes import HoldOutBoundClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(random_state=0).fit(X, y)
-        >>> clf.predict(X[:2])
-        array([0, 0])
-        """
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]
-
-    @dask_rows("proba")
-    def predict_proba(self, X):
-        """Vote shares of the deployed voters.
-
-        Parameters
-        ----------
-        X : {array-like, dask array} of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``. A dask array gives a
-            lazy dask array, computed block by block.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Fraction of the deployed voters voting for each class (0 or 1 for one
-            prefit model, the deployed voter: its own probabilities are
-            ``clf.voters_.estimators_[0].predict_proba``, when it has them).
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from skpacbayes import HoldOutBoundClassifier
-        >>> from skpacbayes.voters import SplitForest
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = HoldOutBoundClassifier(voters=SplitForest(n_estimators=10),
-        ...                              validation_fraction=None, random_state=0).fit(X, y)
-        >>> clf.predict_proba(X[:1])
-        array([[1., 0., 0.]])
-        """
-        scores = self._scores(X)
+    def _shares(self, scores):
+        """The share of the deployed voters voting for each class (0 or 1 for one prefit
+        model, the deployed voter: its own probabilities are
+        ``clf.voters_.estimators_[0].predict_proba``, when it has them)."""
         return scores / self.weights_.sum()
 
 

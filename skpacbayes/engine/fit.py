@@ -23,7 +23,74 @@ from skpacbayes.engine.passes import VotePasses
 from skpacbayes.engine.rows import fit_on_rows, out_of_core_refusal
 from skpacbayes.engine.statistics import EvaluationScheme
 
-__all__ = ["check_combination", "fit_posterior", "out_of_core_refusal", "uses_counts"]
+__all__ = [
+    "check_combination",
+    "fit_posterior",
+    "fitted_voters",
+    "out_of_core_refusal",
+    "uses_counts",
+]
+
+
+def fitted_voters(voters, X, y, classes):
+    """The voters fitted on the training rows, and the rows' class indices among theirs.
+
+    A bank grown from the rows is grown once per selection
+    (:func:`~skpacbayes.engine.sharing.shared_fit`); a fitted (frozen) bank or prefit models
+    are used as they are fitted; on a dask array only banks that need no pass over the rows
+    are fitted (:func:`~skpacbayes.voters._base.fit_without_rows`, from the labels
+    ``classes``).
+
+    Parameters
+    ----------
+    voters : voter bank
+        Unfitted (or fitted: prefit models, a frozen bank).
+    X : {ndarray, sparse matrix, dask array} of shape (n_rows, n_features)
+        The training rows.
+    y : ndarray or dask array of shape (n_rows,)
+        Their labels.
+    classes : ndarray
+        The sorted labels of ``y``.
+
+    Returns
+    -------
+    voters : voter bank
+        Fitted.
+    y_idx : ndarray or dask array of int
+        Each row's class index among ``voters.classes_``.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` holds labels the voters do not know.
+    """
+    import numpy as np
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    from skpacbayes.engine.sharing import shared_fit
+    from skpacbayes.voters import PrefitVoters
+
+    if is_dask_input(X):
+        from skpacbayes.engine.dask_passes import WHAT_WORKS, label_indices
+        from skpacbayes.voters._base import fit_without_rows
+
+        fit_without_rows(voters, X, classes, WHAT_WORKS)  # refuses unknown labels
+        return voters, label_indices(y, np.asarray(voters.classes_))
+    try:
+        check_is_fitted(voters)
+        grown = False
+    except NotFittedError:
+        grown = not isinstance(voters, PrefitVoters)
+    voters = shared_fit(voters, X, y) if grown else voters.fit(X, y)
+    known = np.asarray(voters.classes_)
+    y_idx = np.clip(np.searchsorted(known, y), 0, known.shape[0] - 1)
+    if not np.array_equal(known[y_idx], y):
+        raise ValueError(
+            f"The voters know the classes {list(known)}, but y contains "
+            f"{sorted(set(np.unique(y)) - set(known))}."
+        )
+    return voters, y_idx
 
 
 def check_combination(spec, split):

@@ -1,0 +1,129 @@
+"""The predictions of a fitted vote: each class's score, the class of largest score, shares.
+
+Shared by the PAC-Bayes votes (:class:`~skpacbayes.MajorityVoteClassifier`) and the held-out
+votes (:class:`~skpacbayes.HoldOutBoundClassifier` and the candidates of
+:class:`~skpacbayes.CertifiedVoteClassifier`); each gives the scores of its vote and their
+shares, the three methods are written once here.
+"""
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skpacbayes.classifiers._out_of_core import dask_rows
+
+__all__ = ["VotePredictions"]
+
+
+class VotePredictions:
+    """``decision_function``, ``predict`` and ``predict_proba`` of a fitted vote (a mixin).
+
+    A subclass gives ``_class_scores(votes, decide)``, the score of each class from the
+    votes of the fitted ``voters_`` on the rows (``decide=True``: only the arg-max is read),
+    and ``_shares(scores)``, their shares.
+    """
+
+    def _scores(self, X, decide=False):
+        """The vote of each class on the rows ``X`` (validated as in ``fit``)."""
+        check_is_fitted(self)
+        with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X
+            X = validate_data(
+                self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
+            )
+        from skpacbayes.engine.passes import shared_vote_matrix
+
+        return self._class_scores(shared_vote_matrix(self.voters_, X), decide)
+
+    @dask_rows("scores")
+    def decision_function(self, X):
+        """The vote of each class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Input samples (finite), with the features seen during ``fit``. A dask array
+            gives a lazy dask array, computed block by block.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Binary tasks: the vote for ``classes_[1]`` minus the vote for ``classes_[0]``.
+            Multi-class: the vote of every class. The weighted vote of a PAC-Bayes estimator
+            (for a Gaussian posterior on split voters, the probability that each class
+            wins); the number of deployed voters voting for each class for a held-out vote.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
+        >>> clf.decision_function(X[:2])  # binary: vote for classes_[1] minus vote for classes_[0]
+        array([-1., -1.])
+        """
+        scores = self._scores(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+    @dask_rows("labels")
+    def predict(self, X):
+        """The class of largest vote: what ``bound_`` certifies.
+
+        With ``PrefitVoters(model)`` of one model on the hold-out line, the deployed voter is
+        the model itself: this is ``model.predict``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Input samples (finite), with the features seen during ``fit``. A dask array
+            gives a lazy dask array, computed block by block.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Class label with the largest vote (ties go to the first class of ``classes_``);
+            ``bound_`` certifies the error rate of exactly these predictions (the certificate
+            counted their errors, ties included).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
+        >>> clf.predict(X[:5])
+        array([0, 0, 0, 0, 0])
+        """
+        scores = self._scores(X, decide=True)
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    @dask_rows("proba")
+    def predict_proba(self, X):
+        """Vote shares of each class.
+
+        For non-negative weights (a held-out vote, the Categorical and Dirichlet posteriors)
+        the share of the total weight voting for each class; for a Gaussian posterior, the
+        softmax of the vote scaled by ``1 / sqrt(n_voters)`` (or the mixture's win
+        probabilities on split voters). The arg-max is always the prediction.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Input samples (finite), with the features seen during ``fit``. A dask array
+            gives a lazy dask array, computed block by block.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Vote shares, in the order of ``classes_``; their arg-max is the prediction.
+            They are not calibrated probabilities and carry no guarantee.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_breast_cancer
+        >>> from skpacbayes import OccamBoundClassifier
+        >>> X, y = load_breast_cancer(return_X_y=True)
+        >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
+        >>> clf.predict_proba(X[:2])  # a single voter: all the weight on one class
+        array([[1., 0.],
+               [1., 0.]])
+        """
+        return self._shares(self._scores(X))
