@@ -56,6 +56,7 @@ def test_public_api_is_complete():
         "binomial_tail",
         "binomial_inv_upper",
         "binomial_anytime_upper",
+        "binomial_anytime_lower",
         "first_order_bound",
         "second_order_bound",
         "binomial_bound",

@@ -181,11 +181,14 @@ def test_anytime_bound_is_the_upper_end_of_the_mixture_confidence_sequence():
     from scipy.special import logsumexp
 
     from skpacbayes.bounds import binomial_anytime_upper
-    from skpacbayes.bounds._sequence import ANYTIME_BETS
+    from skpacbayes.bounds._sequence import _BETS, _bin_of, _table
 
-    def log_mixture(r, k, n):
-        terms = -ANYTIME_BETS * k - n * np.log1p(r * np.expm1(-ANYTIME_BETS))
-        return logsumexp(terms) - np.log(ANYTIME_BETS.size)
+    def log_mixture(r, k, n):  # the weights of r's bin over their window of bets
+        start, log_weights = _table()
+        b = _bin_of(r)
+        bets = _BETS[start[b] : start[b] + log_weights.shape[1]]
+        terms = log_weights[b] - bets * k - n * np.log1p(r * np.expm1(-bets))
+        return logsumexp(terms)
 
     for k, n, delta in ((0, 1, 0.05), (3, 40, 0.5), (120, 1000, 0.05), (900, 10_000, 0.01)):
         u = binomial_anytime_upper(k, n, delta)

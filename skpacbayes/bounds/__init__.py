@@ -33,7 +33,7 @@ from ._pacbayes import (
     pac_bayes_upper,
     seeger_epsilon,
 )
-from ._sequence import binomial_anytime_upper
+from ._sequence import binomial_anytime_lower, binomial_anytime_upper
 
 __all__ = [
     "kl",
@@ -47,6 +47,7 @@ __all__ = [
     "binomial_tail",
     "binomial_inv_upper",
     "binomial_anytime_upper",
+    "binomial_anytime_lower",
     "first_order_bound",
     "second_order_bound",
     "binomial_bound",
