@@ -168,7 +168,12 @@ def _every_estimator():
     out = {}
     for name in names:
         cls = getattr(skpacbayes, name)
-        out[name] = cls(voters=forest) if name == "CertifiedVoteClassifier" else cls()
+        if name in ("CertifiedThresholdClassifier", "CertifiedSelectiveClassifier"):
+            from sklearn.linear_model import LogisticRegression
+
+            out[name] = cls(LogisticRegression())  # a decision of the model it wraps
+        else:
+            out[name] = cls(voters=forest) if name == "CertifiedVoteClassifier" else cls()
     out["BoundSelectionClassifier"] = BoundSelectionClassifier([skpacbayes.OccamBoundClassifier()])
     return out
 

@@ -68,6 +68,10 @@ def test_public_api_is_complete():
         "single_hypothesis_triple_bound",
         "margin_bound",
         "margin_tails",
+        "binomial_p_value",
+        "binomial_critical_count",
+        "binomial_inv_lower",
+        "fixed_sequence",
     }
     assert set(B.__all__) == expected
     for name in expected:

@@ -6,11 +6,14 @@ Expected failures, with their reasons, live in ``EXPECTED_FAILURES``
 
 import pytest
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skpacbayes import (
     BinomialBoundClassifier,
     CBoundClassifier,
+    CertifiedSelectiveClassifier,
+    CertifiedThresholdClassifier,
     CertifiedVoteClassifier,
     FirstOrderBoundClassifier,
     HoldOutBoundClassifier,
@@ -46,6 +49,12 @@ def _estimators():
         random_state=0,
     )
     yield CertifiedVoteClassifier(random_state=0)  # the defaults: small forests on tiny samples
+    # the decisions on the checks' tiny random samples: a lenient target, a short grid (the
+    # threshold 0.5 of scikit-learn's predict, answering every row), an unfitted model
+    # fitted on half the rows
+    lenient = dict(max_risk=0.99, delta=0.9, random_state=0)
+    yield CertifiedThresholdClassifier(LogisticRegression(), thresholds=(0.0, 0.5), **lenient)
+    yield CertifiedSelectiveClassifier(LogisticRegression(), thresholds=(0.0,), risks=(), **lenient)
     yield BoundSelectionClassifier(
         [FirstOrderBoundClassifier(**FAST), FirstOrderBoundClassifier(posterior="gaussian", **FAST)]
     )

@@ -24,8 +24,10 @@ from skpacbayes.voters import OutOfBagVoters, PrefitVoters, SplitForest, StumpBa
 
 #: parameters scikit-learn itself keeps positional on the same kind of estimator:
 #: VotingClassifier(estimators, *, ...), BaggingClassifier(estimator, n_estimators, *, ...),
-#: RandomForestClassifier(n_estimators, *, ...)
+#: RandomForestClassifier(n_estimators, *, ...), FixedThresholdClassifier(estimator, *, ...)
 POSITIONAL = {
+    skpacbayes.CertifiedThresholdClassifier: ("estimator",),
+    skpacbayes.CertifiedSelectiveClassifier: ("estimator",),
     BoundSelectionClassifier: ("estimators",),
     SplitForest: ("estimator", "n_estimators"),
     OutOfBagVoters: ("estimator", "n_estimators"),

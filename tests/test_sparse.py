@@ -37,6 +37,35 @@ def _forest():
     return SplitForest(n_estimators=6)
 
 
+class _FirstFeature(ClassifierMixin, BaseEstimator):
+    """A fitted binary model scoring the first feature, the same on sparse and dense rows
+    (the certified decisions wrap a model: their outputs are the model's)."""
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def decision_function(self, X):
+        column = X[:, [0]]
+        return np.asarray(column.toarray() if sparse.issparse(column) else column).ravel()
+
+    def predict_proba(self, X):
+        p = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        return (self.decision_function(X) > 0).astype(int)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _decision(cls, **params):
+    return cls(_FirstFeature().fit(None, None), max_risk=0.5, delta=0.5, **params)
+
+
 CASES = [
     ("FO-cat", lambda: skp.FirstOrderBoundClassifier(**FAST), _binary),
     (
@@ -66,6 +95,8 @@ CASES = [
         ),
         _multi,
     ),
+    ("Threshold", lambda: _decision(skp.CertifiedThresholdClassifier), _binary),
+    ("Selective", lambda: _decision(skp.CertifiedSelectiveClassifier), _binary),
     (
         "Selection",
         lambda: BoundSelectionClassifier(

@@ -34,6 +34,12 @@ from ._pacbayes import (
     seeger_epsilon,
 )
 from ._sequence import binomial_anytime_lower, binomial_anytime_upper
+from ._testing import (
+    binomial_critical_count,
+    binomial_inv_lower,
+    binomial_p_value,
+    fixed_sequence,
+)
 
 __all__ = [
     "kl",
@@ -48,6 +54,10 @@ __all__ = [
     "binomial_inv_upper",
     "binomial_anytime_upper",
     "binomial_anytime_lower",
+    "binomial_inv_lower",
+    "binomial_p_value",
+    "binomial_critical_count",
+    "fixed_sequence",
     "first_order_bound",
     "second_order_bound",
     "binomial_bound",

@@ -19,6 +19,7 @@ from skpacbayes.engine.spec import FitResult
 __all__ = [
     "CertifyInputs",
     "Certified",
+    "DecisionStatement",
     "HeldOutStatement",
     "PosteriorStatement",
     "better",
@@ -177,7 +178,7 @@ class Certified:
         The deployed vote's weights over all voters.
     deployed : str
         ``"weighted_vote"``, ``"mixture_bayes"`` or, for held-out statements,
-        ``"plain_vote"``.
+        ``"plain_vote"`` (``"decision"`` for a decision statement).
     """
 
     certificate: Certificate
@@ -191,9 +192,9 @@ def certify(statement):
 
     Parameters
     ----------
-    statement : PosteriorStatement or HeldOutStatement
-        A trained posterior (recomputed from scratch in float64), or held-out statements
-        (the test-set bound of their error counts).
+    statement : PosteriorStatement, HeldOutStatement or DecisionStatement
+        A trained posterior (recomputed from scratch in float64), held-out statements
+        (the test-set bound of their error counts), or the statements of a decision rule.
 
     Returns
     -------
@@ -201,6 +202,8 @@ def certify(statement):
     """
     if isinstance(statement, HeldOutStatement):
         return _certify_held_out(statement)
+    if isinstance(statement, DecisionStatement):
+        return _certify_decision(statement)
     return _certify_posterior(statement)
 
 
@@ -362,3 +365,104 @@ def _effective_voters(vote_weights, deployed, mixture, groups):
             weights[g.voters] *= a
         return effective_voters(weights, vote=False)
     return effective_voters(weights)
+
+
+@dataclass(frozen=True)
+class DecisionStatement:
+    """The statements of a decision rule of a fixed model chosen on held-out rows: a threshold
+    certified by a test over a grid, and the risks of the vocabulary at it
+    (:mod:`skpacbayes.engine.protocols.decisions`, :ref:`theory-decisions`).
+
+    Attributes
+    ----------
+    decision : str
+        ``"threshold"`` or ``"selective"``.
+    delta : float
+        The confidence parameter of all the statements together.
+    statements : tuple of dict
+        One per statement, with the keys ``names`` (the ``(risk, class index)`` pairs it
+        certifies, class None for the error rate and the coverage), ``side`` (``"upper"``:
+        the exact binomial upper bound; ``"lower"``: the Clopper-Pearson lower end of the
+        rate of the counted rows), ``errors`` and ``rows`` (its counts at the deployed
+        threshold), ``certified_errors`` (the count the bound is computed at, where it is not
+        ``errors``: the test's critical count, Proposition D2), ``level`` (its share of
+        ``delta``), ``cap`` (an upper bound it is clipped to: the test's target) and ``kind``
+        (``"test"``, ``"exact"``, or ``"grid"``: a share split over the grid's thresholds).
+    value : int
+        Index of the statement reported as the certificate's value (``bound_``).
+    coverage : int or None
+        Index of the coverage statement (a lower bound), if any.
+    n_classes : int
+        Number of classes.
+    n_rows : int
+        Rows the statements read.
+    details : dict
+        Recorded in the certificate (the threshold, the test's level, ...).
+    """
+
+    decision: str
+    delta: float
+    statements: tuple
+    value: int
+    coverage: Any
+    n_classes: int
+    n_rows: int
+    details: dict = field(default_factory=dict)
+
+
+def _certify_decision(statement):
+    """The certificate of a decision rule: every statement's bound from its counts and share
+    (exact binomial upper bounds, Clopper-Pearson lower ends), the risks arranged by name in
+    ``details["risk_bounds"]`` (a float for ``"error"``, one value per class otherwise) and
+    the value statement's bound as the value; ``posterior="point mass (the prior)"`` and
+    ``kl`` zero, as for every test-set statement."""
+    from skpacbayes.bounds import binomial_inv_lower
+    from skpacbayes.engine.risks import certified_upper
+
+    n_classes = statement.n_classes
+    records, risk_bounds = [], {}
+    for s in statement.statements:
+        count = s["errors"] if s["certified_errors"] is None else s["certified_errors"]
+        if s["side"] == "upper":
+            bound = min(float(s["cap"]), certified_upper(count, s["rows"], s["level"]))
+        else:
+            bound = binomial_inv_lower(count, s["rows"], s["level"])
+        records.append({**s, "bound": bound})
+        for name, c in s["names"]:
+            if c is None:
+                risk_bounds[name] = bound
+            else:
+                risk_bounds.setdefault(name, [1.0] * n_classes)[c] = bound
+    risk_bounds = {k: v if isinstance(v, float) else tuple(v) for k, v in risk_bounds.items()}
+    value = records[statement.value]
+    n_grid = statement.details["n_thresholds"]
+    used = sum(s["level"] * (n_grid if s["kind"] == "grid" else 1) for s in records)
+    if not any(s["kind"] == "test" for s in records):  # the test's level, when not a record
+        used += statement.details["test_level"]
+    details = {
+        "decision": statement.decision,
+        "risk_bounds": risk_bounds,
+        "statements": tuple(records),
+        "delta_used": used + statement.details.get("skip_level", 0.0),
+        **statement.details,
+    }
+    if statement.coverage is not None:
+        details["coverage_lower"] = records[statement.coverage]["bound"]
+    certificate = Certificate(
+        bound="HoldOut",
+        posterior="point mass (the prior)",
+        value=float(value["bound"]),
+        delta=float(statement.delta),
+        m=(int(statement.n_rows),),
+        kl=(0.0,),
+        mixture_weights=(1.0,),
+        statistics={"errors": (int(value["errors"]),)},
+        gibbs_bound=None,
+        b_tilde=None,
+        c_tilde=None,
+        train_error=value["errors"] / value["rows"] if value["rows"] else 0.0,
+        n_voters=1,
+        details=details,
+        n_effective_voters=1,
+    )
+    return Certified(certificate, None, np.ones(1), "decision")
