@@ -11,8 +11,6 @@ from skpacbayes.classifiers import (  # noqa: E402
     BinomialBoundClassifier,
     CBoundClassifier,
     Certificate,
-    CertifiedSelectiveClassifier,
-    CertifiedThresholdClassifier,
     CertifiedVoteClassifier,
     FirstOrderBoundClassifier,
     HoldOutBoundClassifier,
@@ -22,6 +20,10 @@ from skpacbayes.classifiers import (  # noqa: E402
     PartitionBoundClassifier,
     SecondOrderBoundClassifier,
     VCDimBoundClassifier,
+)
+from skpacbayes.decisions import (  # noqa: E402
+    CertifiedSelectiveClassifier,
+    CertifiedThresholdClassifier,
 )
 
 __all__ = [

@@ -32,8 +32,6 @@ from ._margin import MarginBoundClassifier
 from ._occam import OccamBoundClassifier
 from ._partition import PartitionBoundClassifier
 from ._second_order import SecondOrderBoundClassifier
-from ._selective import CertifiedSelectiveClassifier
-from ._threshold import CertifiedThresholdClassifier
 from ._vc_dim import VCDimBoundClassifier
 
 # Layout: one module per estimator (``_first_order.py`` holds FirstOrderBoundClassifier, ...),
@@ -43,8 +41,6 @@ __all__ = [
     "BinomialBoundClassifier",
     "CBoundClassifier",
     "Certificate",
-    "CertifiedSelectiveClassifier",
-    "CertifiedThresholdClassifier",
     "CertifiedVoteClassifier",
     "FirstOrderBoundClassifier",
     "HoldOutBoundClassifier",

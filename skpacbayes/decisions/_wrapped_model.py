@@ -4,7 +4,7 @@ The base of :class:`~skpacbayes.CertifiedThresholdClassifier` and
 :class:`~skpacbayes.CertifiedSelectiveClassifier`: the model is used as fitted (its rows
 must be other rows than those given to ``fit``) or, unfitted, fitted on part of the rows
 drawn from the seed and the number of rows alone (the hold-out's
-:func:`~skpacbayes.classifiers._held_out_rows.validation_rows`), the rest certifying the
+:func:`~skpacbayes.engine.protocols.held_out.validation_rows`), the rest certifying the
 decision. Either way the model is a function fixed before the certifying rows are read. Its
 ``predict_proba``, ``predict_log_proba`` and ``decision_function`` are the wrapper's.
 """
@@ -177,7 +177,7 @@ class DecisionClassifier(ClassifierMixin, MetaEstimatorMixin, DocLinkMixin, Base
         Sets ``estimator_``, ``classes_``, ``calibration_indices_`` (None when every row
         certifies), ``n_features_in_`` (and ``feature_names_in_``).
         """
-        from skpacbayes.classifiers._held_out_rows import rows_seed, validation_rows
+        from skpacbayes.engine.protocols.held_out import rows_seed, validation_rows
 
         check_risks(self.risks)
         X, y = indexable(X, y)

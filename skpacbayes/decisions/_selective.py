@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from skpacbayes.classifiers._wrapped_model import DecisionClassifier, margin_confidence
+from skpacbayes.decisions._wrapped_model import DecisionClassifier, margin_confidence
 from skpacbayes.engine.protocols.decisions import choose_abstention
 
 __all__ = ["CertifiedSelectiveClassifier"]

@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
-from skpacbayes.classifiers._wrapped_model import DecisionClassifier
+from skpacbayes.decisions._wrapped_model import DecisionClassifier
 from skpacbayes.engine.protocols.decisions import choose_threshold
 
 __all__ = ["CertifiedThresholdClassifier"]
