@@ -19,6 +19,7 @@ from skpacbayes.classifiers._constraints import (
     check_delta,
 )
 from skpacbayes.classifiers._fit_params import reject_fit_params
+from skpacbayes.classifiers._keyword_only import KeywordOnlyMixin
 from skpacbayes.classifiers._out_of_core import dask_rows
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.engine.dask_passes import is_dask_input
@@ -105,7 +106,9 @@ class _VotersParamsMixin:
         return super().set_params(**params)
 
 
-class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, BaseEstimator):
+class MajorityVoteClassifier(
+    KeywordOnlyMixin, _VotersParamsMixin, ClassifierMixin, DocLinkMixin, BaseEstimator
+):
     """Base class: a weighted majority vote learned by minimising a PAC-Bayes bound.
 
     Not meant to be used directly: use one of the named estimators, which
@@ -446,8 +449,8 @@ class MajorityVoteClassifier(_VotersParamsMixin, ClassifierMixin, DocLinkMixin, 
             y_idx = np.clip(y_idx, 0, self.classes_.shape[0] - 1)
             if not np.array_equal(self.classes_[y_idx], y):
                 raise ValueError(
-                    f"The voters know the classes {list(self.classes_)}, but y contains "
-                    f"{sorted(set(np.unique(y)) - set(self.classes_))}."
+                    f"The voters know the classes {self.classes_.tolist()}, but y contains "
+                    f"{sorted(set(np.unique(y).tolist()) - set(self.classes_.tolist()))}."
                 )
         n_classes = self.classes_.shape[0]
         from skpacbayes.engine.passes import VotePasses
@@ -739,6 +742,6 @@ def validate_training_data(estimator, X, y):
     if classes.shape[0] < 2:
         raise ValueError(
             f"{type(estimator).__name__} needs samples of at least 2 classes in the data, "
-            f"but the data contains only one class: {classes[0]!r}."
+            f"but the data contains only one class: {classes.tolist()[0]!r}."
         )
     return X, y, classes

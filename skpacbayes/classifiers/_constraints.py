@@ -1,22 +1,33 @@
 """The parameter constraints the estimators share, and the check of ``recompute_bound``'s delta.
 
 Bad values are refused at ``fit`` with scikit-learn's ``InvalidParameterError`` (a
-``ValueError``), which names the parameter, the estimator and the accepted values.
+``ValueError``), which names the parameter, the estimator and the accepted values. An integer
+parameter is declared with :class:`Integers` (``Integers(1, None, closed="left")``), never
+scikit-learn's ``Interval(Integral, ...)``, which accepts ``True`` as 1.
 """
 
-from numbers import Integral, Real
+from numbers import Real
 
 from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 
 from skpacbayes.voters._base import N_JOBS
+from skpacbayes.voters._integers import Integers
 
-__all__ = ["DELTA", "MAX_EPOCHS", "MAX_TRAIN_ROWS", "N_JOBS", "check_delta", "check_fractions"]
+__all__ = [
+    "DELTA",
+    "MAX_EPOCHS",
+    "MAX_TRAIN_ROWS",
+    "N_JOBS",
+    "Integers",
+    "check_delta",
+    "check_fractions",
+]
 
 #: a confidence parameter: ``delta`` in the open interval (0, 1) (``delta = 1`` certifies
 #: nothing, a statement that holds with probability at least 0)
 DELTA = [Interval(Real, 0, 1, closed="neither")]
 #: a training budget: at least one epoch (L-BFGS iteration)
-MAX_EPOCHS = [Interval(Integral, 1, None, closed="left")]
+MAX_EPOCHS = [Integers(1, None, closed="left")]
 #: default largest training sample of the row path (``max_train_rows``): 2**18 rows
 MAX_TRAIN_ROWS = 262144
 

@@ -20,9 +20,9 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import validate_data
 
+from skpacbayes.classifiers._available_if import available_if
 from skpacbayes.classifiers._base import _VotersParamsMixin, validate_training_data
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_fractions
 from skpacbayes.classifiers._fit_params import reject_fit_params
@@ -40,10 +40,15 @@ def _has_fixed_voters(estimator):
     from skpacbayes.voters import PrefitVoters
 
     if not isinstance(estimator.voters, PrefitVoters):
+        name = type(estimator).__name__
+        got = type(estimator.voters).__name__
+        if estimator.voters is None:
+            got = "None (a forest grown on the rows)"
         raise AttributeError(
-            "partial_fit certifies fixed voters on a stream: it needs voters=PrefitVoters("
-            "model) (or a list of models) fitted beforehand on other data; got "
-            f"{type(estimator.voters).__name__}."
+            f"{name}.partial_fit certifies fixed voters on a stream: it needs "
+            "voters=PrefitVoters(model) (or a list of models) fitted beforehand on other "
+            f"data, got voters={got}. Use {name}(voters=PrefitVoters(model)).partial_fit(X, "
+            "y), or fit(X, y) to grow the voters and certify them on held-out rows."
         )
     return True
 
