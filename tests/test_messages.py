@@ -148,3 +148,20 @@ def test_integer_parameters_are_declared_without_booleans():
         if re.search(r"(?<![`\w])Interval\(\s*Integral\s*,", path.read_text())
     }
     assert declared == set(PENDING), "declare integer parameters with Integers (_constraints)"
+
+
+def test_a_package_warning_no_test_expects_fails_the_test():
+    """pyproject.toml's filterwarnings: what the package warns is an error unless expected."""
+    import warnings
+
+    from skpacbayes.model_selection import SelectionWarning
+    from skpacbayes.voters import SampleReuseWarning
+
+    for category in (UserWarning, FutureWarning, RuntimeWarning):
+        with pytest.raises(category):  # attributed to a module of the package
+            warnings.warn_explicit("x", category, "f.py", 1, module="skpacbayes.engine.fit")
+    for category in (SampleReuseWarning, SelectionWarning):
+        with pytest.raises(category):  # the package's own classes, wherever they point
+            warnings.warn_explicit("x", category, "f.py", 1, module="users_script")
+    with pytest.warns(UserWarning):  # another library's warning: not the package's to fail
+        warnings.warn_explicit("x", UserWarning, "f.py", 1, module="sklearn.base")
