@@ -49,5 +49,6 @@ def test_bounds_resolve_the_torch_functions_on_first_use():
 
     assert set(bounds.__all__) <= set(dir(bounds))
     assert bounds.kl_inv_upper(0.3, 0.0) == 0.3
+    assert callable(bounds._kl.branch_free)  # a submodule, as an attribute
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         bounds.nothing  # noqa: B018

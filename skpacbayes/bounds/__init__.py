@@ -70,6 +70,8 @@ __all__ = [
 
 
 def __getattr__(name):
+    if name in set(_TORCH_FUNCTIONS.values()) | {"_validation"}:  # bounds._kl, as an attribute
+        return importlib.import_module(f"{__name__}.{name}")
     module = _TORCH_FUNCTIONS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
