@@ -94,6 +94,7 @@ ax.bar(positions + 0.2, [rows[i][2] for i in order], width=0.4, label="test erro
 ax.set_xticks(positions, [rows[i][0] for i in order], rotation=30)
 ax.set_ylim(0, 1)
 ax.set_ylabel("error rate")
+ax.set_title("breast cancer, sorted by bound, delta = 0.05")
 ax.legend()
 fig.tight_layout()
 

@@ -66,7 +66,7 @@ for ax, (family, clf) in zip(axes, fitted.items(), strict=True):
     w = np.sort(np.abs(clf.weights_))[::-1]
     ranks = np.arange(1, w.size + 1)
     ax.plot(ranks, np.cumsum(w) / w.sum(), lw=1.5)
-    ax.axhline(0.99, color="0.6", ls=":", lw=1)
+    ax.axhline(0.99, color="0.6", ls=":", lw=1, label="99 % of the weight")
     n_eff = clf.certificate_.n_effective_voters
     ax.set_title(f"{family}: bound {clf.bound_:.3f}\neffective voters: {n_eff}", fontsize=10)
     ax.set_xlabel("voters, heaviest first")
@@ -74,6 +74,8 @@ for ax, (family, clf) in zip(axes, fitted.items(), strict=True):
     ax.grid(True, color="0.9")
 ax.set_ylim(0, 1.02)
 axes[0].set_ylabel("share of the total |weight|")
+axes[0].legend(loc="lower right", fontsize=8)
+fig.suptitle(f"first-order bound on breast cancer, delta = {clf.delta}", fontsize=11)
 fig.tight_layout()
 
 # %%

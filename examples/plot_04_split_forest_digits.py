@@ -14,6 +14,7 @@ seen. This example certifies a 10-class vote of 20 trees on the digits data.
 # ---------------
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
@@ -75,6 +76,7 @@ fig, ax = plt.subplots(figsize=(5, 3.5))
 ax.imshow(mask[order].T, aspect="auto", interpolation="nearest", cmap="Greys")
 ax.set_xlabel("training example (sorted by half)")
 ax.set_ylabel("tree")
+ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # trees are counted, not measured
 ax.set_title("where each tree may be evaluated (black)")
 fig.tight_layout()
 

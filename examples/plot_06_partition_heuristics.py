@@ -59,6 +59,7 @@ for ax, (name, clf) in zip(axes, (("before", before), ("after", after)), strict=
     ax.set_xlabel("stump index")
     ax.set_ylim(bottom=0)
 axes[0].set_ylabel("weight")
+fig.suptitle(f"partition bound on breast cancer, delta = {after.delta}", fontsize=11)
 fig.tight_layout()
 
 # %%
@@ -75,6 +76,7 @@ ax.axvline(after.certificate_.c_tilde, color="tab:red", ls="--", label="after ti
 ax.axvline(before.certificate_.c_tilde, color="0.5", ls=":", label="before")
 ax.set_xlabel("c_tilde")
 ax.set_ylabel("gibbs_bound / c_tilde")
+ax.set_title(f"Gibbs bound {gibbs:.3f} (after tightening), delta = {after.delta}", fontsize=10)
 ax.legend()
 fig.tight_layout()
 

@@ -26,6 +26,9 @@ class BoundDisplay:
         Standard deviations (error bars).
     title : str, optional
         Title of the plot.
+    delta : float, optional
+        The confidence parameter every bound holds at, shown as the legend's title
+        (``delta = 0.05``); leave it None when the points differ (say it in their names).
 
     Attributes
     ----------
@@ -37,18 +40,30 @@ class BoundDisplay:
     Examples
     --------
     >>> from skpacbayes.plotting import BoundDisplay
-    >>> disp = BoundDisplay(["FO", "Partition"], [0.3, 0.2], [0.1, 0.12]).plot()
+    >>> disp = BoundDisplay(["FO", "Partition"], [0.3, 0.2], [0.1, 0.12], delta=0.05).plot()
     >>> [t.get_text() for t in disp.ax_.get_legend().get_texts()][:2]
     ['FO', 'Partition']
+    >>> disp.ax_.get_legend().get_title().get_text()
+    'delta = 0.05'
     """
 
-    def __init__(self, names, bounds, test_errors, bound_stds=None, test_stds=None, title=None):
+    def __init__(
+        self,
+        names,
+        bounds,
+        test_errors,
+        bound_stds=None,
+        test_stds=None,
+        title=None,
+        delta=None,
+    ):
         self.names = list(names)
         self.bounds = np.asarray(bounds, dtype=float)
         self.test_errors = np.asarray(test_errors, dtype=float)
         self.bound_stds = None if bound_stds is None else np.asarray(bound_stds, dtype=float)
         self.test_stds = None if test_stds is None else np.asarray(test_stds, dtype=float)
         self.title = title
+        self.delta = delta
 
     @classmethod
     def from_estimators(cls, estimators, X_test, y_test, names=None, ax=None, title=None):
@@ -61,7 +76,9 @@ class BoundDisplay:
         X_test, y_test : array-like
             Held-out data.
         names : list of str, optional
-            Defaults to the class names with the posterior family.
+            Defaults to each estimator's name without ``BoundClassifier`` (or
+            ``Classifier``), followed by its posterior family where it has one
+            (``FirstOrder/categorical``, ``HoldOut``).
         ax : matplotlib Axes, optional
             Axes to draw on; a new figure is created if None.
         title : str, optional
@@ -70,32 +87,39 @@ class BoundDisplay:
         Returns
         -------
         BoundDisplay
-            The display, already drawn (``ax_`` and ``figure_`` are set).
+            The display, already drawn (``ax_`` and ``figure_`` are set). The estimators'
+            ``delta`` is the legend's title when they share one, else it ends each name.
 
         Examples
         --------
         >>> from sklearn.datasets import load_breast_cancer
+        >>> from sklearn.ensemble import RandomForestClassifier
         >>> from sklearn.model_selection import train_test_split
-        >>> from skpacbayes import OccamBoundClassifier
+        >>> from skpacbayes import HoldOutBoundClassifier, OccamBoundClassifier
         >>> from skpacbayes.plotting import BoundDisplay
         >>> X, y = load_breast_cancer(return_X_y=True)
         >>> X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
-        >>> clf = OccamBoundClassifier(random_state=0).fit(X_train, y_train)
-        >>> disp = BoundDisplay.from_estimators([clf], X_test, y_test)
-        >>> disp.names
-        ['Occam/categorical']
+        >>> occam = OccamBoundClassifier(random_state=0).fit(X_train, y_train)
+        >>> forest = RandomForestClassifier(n_estimators=10)
+        >>> hold_out = HoldOutBoundClassifier(voters=forest, random_state=0).fit(X_train, y_train)
+        >>> disp = BoundDisplay.from_estimators([occam, hold_out], X_test, y_test)
+        >>> disp.names, disp.delta
+        (['Occam/categorical', 'HoldOut'], 0.05)
         """
         if names is None:
+            names = [_label(e) for e in estimators]
+        deltas = [getattr(e, "delta", None) for e in estimators]
+        delta = deltas[0] if len(set(deltas)) == 1 else None
+        if delta is None:  # several levels: each point says its own
             names = [
-                f"{type(e).__name__.replace('BoundClassifier', '')}/{getattr(e, 'posterior', '')}"
-                for e in estimators
+                n if d is None else f"{n} (delta {d:g})" for n, d in zip(names, deltas, strict=True)
             ]
         bounds = [e.bound_ for e in estimators]
         errors = [float(np.mean(e.predict(X_test) != np.asarray(y_test))) for e in estimators]
-        return cls(names, bounds, errors, title=title).plot(ax=ax)
+        return cls(names, bounds, errors, title=title, delta=delta).plot(ax=ax)
 
     @classmethod
-    def from_results(cls, rows, posterior="best", ax=None, title=None):
+    def from_results(cls, rows, posterior="best", ax=None, title=None, delta=None):
         """Plot benchmark rows (mean and std over seeds per method).
 
         Parameters
@@ -108,6 +132,9 @@ class BoundDisplay:
             Axes to draw on; a new figure is created if None.
         title : str, optional
             Title of the axes.
+        delta : float, optional
+            The confidence parameter of the rows (``CompareResult.settings["delta"]``),
+            shown as the legend's title.
 
         Returns
         -------
@@ -131,7 +158,7 @@ class BoundDisplay:
             t = np.array([r["test_error"] for r in sel if r["method"] == m])
             stats.append((b.mean(), t.mean(), b.std(), t.std()))
         b, t, bs, ts = (np.array(col) for col in zip(*stats, strict=True)) if stats else ([],) * 4
-        return cls(methods, b, t, bs, ts, title=title).plot(ax=ax)
+        return cls(methods, b, t, bs, ts, title=title, delta=delta).plot(ax=ax)
 
     def plot(self, ax=None):
         """Draw the points, their error bars and the diagonal.
@@ -208,6 +235,25 @@ class BoundDisplay:
         ax.set_ylabel("certified bound")
         if self.title:
             ax.set_title(self.title)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, borderaxespad=0)
+        ax.legend(
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1.0),
+            fontsize=8,
+            borderaxespad=0,
+            title=None if self.delta is None else f"delta = {self.delta:g}",
+            title_fontsize=8,
+        )
         self.ax_, self.figure_ = ax, ax.figure
         return self
+
+
+def _label(estimator):
+    """``FirstOrder/categorical``, ``HoldOut``, ``CertifiedVote``: the estimator's name without
+    its suffix, and its posterior family where it has one."""
+    name = type(estimator).__name__
+    for suffix in ("BoundClassifier", "Classifier"):
+        if name.endswith(suffix) and name != suffix:
+            name = name[: -len(suffix)]
+            break
+    posterior = getattr(estimator, "posterior", None)
+    return f"{name}/{posterior}" if isinstance(posterior, str) else name

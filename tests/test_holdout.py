@@ -618,9 +618,13 @@ def test_holdout_verbose_reports_each_statement(digits, capsys):
         voters=_forest(), validation_fraction=(0.2, 0.5), random_state=0, verbose=1
     ).fit(X_tr, y_tr)
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2
+    assert len(lines) == 3  # a start line (before the first forest is grown), one per fraction
+    assert lines[0] == (
+        f"[HoldOutBoundClassifier] validation fractions 0.2, 0.5 on {X_tr.shape[0]} rows, "
+        "each reported as it ends"
+    )
     for line, f, k, n, b in zip(
-        lines,
+        lines[1:],
         (0.2, 0.5),
         clf.certificate_.statistics["errors"],
         clf.certificate_.m,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-from ._binomial import _lower_tail, binomial_inv_upper
+from ._test_set import _lower_tail, binomial_inv_upper
 
 __all__ = [
     "binomial_critical_count",

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 from collections.abc import Callable
 
 import numpy as np
 import torch
 
 from skpacbayes._sync import checks_enabled
+
+from ._scalar_checks import check_int
 
 __all__ = ["dual", "check_stat_tensor"]
 
@@ -160,21 +161,6 @@ def _to_output(result):
     return result
 
 
-def _check_int(name: str, value, minimum: int) -> int:
-    if isinstance(value, torch.Tensor):
-        if value.numel() != 1:
-            raise ValueError(f"{name} must be a single integer")
-        value = value.item()
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        if isinstance(value, float | np.floating) and math.isfinite(value) and value == int(value):
-            value = int(value)
-        else:
-            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
 def dual(**kinds: str):
     """Decorate a torch implementation with checks and the float/tensor convention.
 
@@ -219,7 +205,7 @@ def dual(**kinds: str):
                         continue
                     raise ValueError(f"{name} must be a number or an array of numbers, got None")
                 if kind.startswith("int>="):
-                    values[name] = _check_int(name, value, int(kind[5:]))
+                    values[name] = check_int(name, value, int(kind[5:]))
                     continue
                 check = _CHECKS[kind]
                 if isinstance(value, torch.Tensor):

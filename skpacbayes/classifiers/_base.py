@@ -1,6 +1,6 @@
 """The base of the bound classifiers: ``MajorityVoteClassifier`` and what they share."""
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
@@ -16,10 +16,12 @@ from skpacbayes.classifiers._constraints import (
     MAX_TRAIN_ROWS,
     N_JOBS,
     FamilyNames,
+    Integers,
     check_delta,
     keyword_init,
 )
 from skpacbayes.classifiers._fit_params import reject_fit_params
+from skpacbayes.classifiers._keyword_only import KeywordOnlyMixin
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._vote_predictions import VotePredictions
 from skpacbayes.engine.dask_passes import is_dask_input
@@ -104,7 +106,12 @@ class _VotersParamsMixin:
 
 
 class MajorityVoteClassifier(
-    _VotersParamsMixin, VotePredictions, ClassifierMixin, DocLinkMixin, BaseEstimator
+    KeywordOnlyMixin,
+    _VotersParamsMixin,
+    VotePredictions,
+    ClassifierMixin,
+    DocLinkMixin,
+    BaseEstimator,
 ):
     """Base class: a weighted majority vote learned by minimising a PAC-Bayes bound.
 
@@ -245,14 +252,14 @@ class MajorityVoteClassifier(
         "delta": DELTA,
         "solver": [StrOptions({"auto", "lbfgs", "adam", "none"})],
         "max_epochs": MAX_EPOCHS,
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Integers(1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "early_stopping_patience": [Interval(Integral, 1, None, closed="left")],
+        "early_stopping_patience": [Integers(1, None, closed="left")],
         "device": [str, _TorchDevice],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "n_jobs": N_JOBS,
-        "max_train_rows": [None, Interval(Integral, 1, None, closed="left")],
+        "max_train_rows": [None, Integers(1, None, closed="left")],
     }
 
     #: the bound (a :class:`~skpacbayes.objectives.Bound` subclass), set by subclasses
@@ -620,6 +627,6 @@ def validate_training_data(estimator, X, y):
     if classes.shape[0] < 2:
         raise ValueError(
             f"{type(estimator).__name__} needs samples of at least 2 classes in the data, "
-            f"but the data contains only one class: {classes[0]!r}."
+            f"but the data contains only one class: {classes.tolist()[0]!r}."
         )
     return X, y, classes

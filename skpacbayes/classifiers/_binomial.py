@@ -1,14 +1,11 @@
 """The binomial bound classifier."""
 
-from numbers import Integral
 from typing import ClassVar
-
-from sklearn.utils._param_validation import Interval
 
 from skpacbayes.objectives import Binomial
 
 from ._base import MajorityVoteClassifier
-from ._constraints import keyword_init
+from ._constraints import Integers, keyword_init
 
 __all__ = ["BinomialBoundClassifier"]
 
@@ -49,7 +46,7 @@ random_state, verbose, n_jobs, max_train_rows
 
     _parameter_constraints: ClassVar[dict] = {
         **MajorityVoteClassifier._parameter_constraints,
-        "n_draws": [Interval(Integral, 1, None, closed="left")],
+        "n_draws": [Integers(1, None, closed="left")],
     }
     _bound_class = Binomial
 

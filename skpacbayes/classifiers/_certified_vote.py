@@ -23,7 +23,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOptions
 
 from skpacbayes.classifiers._base import _OutOfBagCandidate, fitted_vote, validate_training_data
-from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_fractions
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_fractions
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._held_out_vote import fitted_fold
 from skpacbayes.classifiers._out_of_core import dask_training_data
@@ -294,7 +294,7 @@ default="tightest_bound"
     _parameter_constraints: ClassVar[dict] = {
         "voters": [None, HasMethods(["fit", "predict"])],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), "array-like"],
-        "n_folds": [Interval(Integral, 1, None, closed="left")],
+        "n_folds": [Integers(1, None, closed="left")],
         "selection": [StrOptions(set(cands.SELECTIONS)), Interval(Real, 0, None, closed="left")],
         "out_of_bag": [StrOptions({"auto"}), "boolean"],
         "stump_candidate": [StrOptions({"auto"}), "boolean"],
@@ -303,7 +303,7 @@ default="tightest_bound"
         "n_jobs": N_JOBS,
         "verbose": ["verbose"],
         "per_class": ["boolean"],
-        "train_size": [StrOptions({"auto"}), None, Interval(Integral, 1, None, closed="left")],
+        "train_size": [StrOptions({"auto"}), None, Integers(1, None, closed="left")],
         "estimator": [None, HasMethods(["fit", "predict"]), Hidden(StrOptions({"deprecated"}))],
     }
 

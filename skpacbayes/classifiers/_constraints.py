@@ -3,15 +3,18 @@ delta and of the validation fractions, and the constructor of a face that adds p
 its base's.
 
 Bad values are refused at ``fit`` with scikit-learn's ``InvalidParameterError`` (a
-``ValueError``), which names the parameter, the estimator and the accepted values.
+``ValueError``), which names the parameter, the estimator and the accepted values. An integer
+parameter is declared with :class:`Integers` (``Integers(1, None, closed="left")``), never
+scikit-learn's ``Interval(Integral, ...)``, which accepts ``True`` as 1.
 """
 
 import inspect
-from numbers import Integral, Real
+from numbers import Real
 
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
 from skpacbayes.voters._base import N_JOBS
+from skpacbayes.voters._integers import Integers
 
 __all__ = [
     "DELTA",
@@ -19,6 +22,7 @@ __all__ = [
     "MAX_TRAIN_ROWS",
     "N_JOBS",
     "FamilyNames",
+    "Integers",
     "check_delta",
     "check_fractions",
     "keyword_init",
@@ -28,7 +32,7 @@ __all__ = [
 #: nothing, a statement that holds with probability at least 0)
 DELTA = [Interval(Real, 0, 1, closed="neither")]
 #: a training budget: at least one epoch (L-BFGS iteration)
-MAX_EPOCHS = [Interval(Integral, 1, None, closed="left")]
+MAX_EPOCHS = [Integers(1, None, closed="left")]
 #: default largest training sample of the row path (``max_train_rows``): 2**18 rows
 MAX_TRAIN_ROWS = 262144
 

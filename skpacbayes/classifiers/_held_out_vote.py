@@ -8,7 +8,7 @@ another ``delta``); :class:`_FoldHoldOut` is one hold-out candidate of
 estimator it deploys.
 """
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from skpacbayes.classifiers._base import validate_training_data
-from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_delta
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_delta
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._vote_predictions import VotePredictions
 from skpacbayes.engine.protocols.held_out import (
@@ -138,7 +138,7 @@ class _FoldHoldOut(HeldOutVote):
     _parameter_constraints: ClassVar[dict] = {
         "voters": [None, HasMethods(["fit", "votes"]), HasMethods(["fit", "predict"])],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
-        "fold": [Interval(Integral, 0, None, closed="left")],
+        "fold": [Integers(0, None, closed="left")],
         "delta": DELTA,
         "random_state": ["random_state"],
         "n_jobs": N_JOBS,

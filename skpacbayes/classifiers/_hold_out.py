@@ -14,17 +14,17 @@ delta / K``) certifies its true risk ``R``. It is never looser than Chernoff's
 equal to the prior (KL = 0), and is the line any learned posterior has to beat.
 """
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import validate_data
 
+from skpacbayes.classifiers._available_if import available_if
 from skpacbayes.classifiers._base import _VotersParamsMixin, validate_training_data
-from skpacbayes.classifiers._constraints import DELTA, N_JOBS, check_fractions
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_fractions
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._held_out_vote import HeldOutVote
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
@@ -40,10 +40,15 @@ def _has_fixed_voters(estimator):
     from skpacbayes.voters import PrefitVoters
 
     if not isinstance(estimator.voters, PrefitVoters):
+        name = type(estimator).__name__
+        got = type(estimator.voters).__name__
+        if estimator.voters is None:
+            got = "None (a forest grown on the rows)"
         raise AttributeError(
-            "partial_fit certifies fixed voters on a stream: it needs voters=PrefitVoters("
-            "model) (or a list of models) fitted beforehand on other data; got "
-            f"{type(estimator.voters).__name__}."
+            f"{name}.partial_fit certifies fixed voters on a stream: it needs "
+            "voters=PrefitVoters(model) (or a list of models) fitted beforehand on other "
+            f"data, got voters={got}. Use {name}(voters=PrefitVoters(model)).partial_fit(X, "
+            "y), or fit(X, y) to grow the voters and certify them on held-out rows."
         )
     return True
 
@@ -206,7 +211,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         "delta": DELTA,
         "random_state": ["random_state"],
         "n_jobs": N_JOBS,
-        "train_size": [None, Interval(Integral, 1, None, closed="left")],
+        "train_size": [None, Integers(1, None, closed="left")],
         "verbose": ["verbose"],
         "per_class": ["boolean"],
     }

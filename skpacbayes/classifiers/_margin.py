@@ -1,14 +1,11 @@
 """The Dirichlet margin bound classifier (binary)."""
 
-from numbers import Integral
 from typing import ClassVar
-
-from sklearn.utils._param_validation import Interval
 
 from skpacbayes.objectives import Margin
 
 from ._base import MajorityVoteClassifier
-from ._constraints import keyword_init
+from ._constraints import Integers, keyword_init
 
 __all__ = ["MarginBoundClassifier"]
 
@@ -63,7 +60,7 @@ random_state, verbose, n_jobs, max_train_rows
 
     _parameter_constraints: ClassVar[dict] = {
         **MajorityVoteClassifier._parameter_constraints,
-        "n_margins": [Interval(Integral, 1, None, closed="left")],
+        "n_margins": [Integers(1, None, closed="left")],
     }
     _bound_class = Margin
 

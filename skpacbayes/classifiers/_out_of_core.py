@@ -72,7 +72,7 @@ def dask_training_data(estimator, X, y, min_classes=2):
     if classes.shape[0] < min_classes:
         raise ValueError(
             f"{name} needs samples of at least 2 classes in the data, but the data contains "
-            f"only one class: {classes[0]!r}."
+            f"only one class: {classes.tolist()[0]!r}."
         )
     estimator.n_features_in_ = X.shape[1]
     if hasattr(estimator, "feature_names_in_"):  # a previous fit on a DataFrame

@@ -1,14 +1,11 @@
 """The VC-dimension bound classifier (binary)."""
 
-from numbers import Integral
 from typing import ClassVar
-
-from sklearn.utils._param_validation import Interval
 
 from skpacbayes.objectives import VCDim
 
 from ._base import MajorityVoteClassifier
-from ._constraints import keyword_init
+from ._constraints import Integers, keyword_init
 
 __all__ = ["VCDimBoundClassifier"]
 
@@ -74,7 +71,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs, max_train_rows
 
     _parameter_constraints: ClassVar[dict] = {
         **MajorityVoteClassifier._parameter_constraints,
-        "cv": [None, Interval(Integral, 2, None, closed="left")],
+        "cv": [None, Integers(2, None, closed="left")],
     }
     _bound_class = VCDim
 

@@ -87,8 +87,8 @@ def fitted_voters(voters, X, y, classes):
     y_idx = np.clip(np.searchsorted(known, y), 0, known.shape[0] - 1)
     if not np.array_equal(known[y_idx], y):
         raise ValueError(
-            f"The voters know the classes {list(known)}, but y contains "
-            f"{sorted(set(np.unique(y)) - set(known))}."
+            f"The voters know the classes {known.tolist()}, but y contains "
+            f"{sorted(set(np.unique(y).tolist()) - set(known.tolist()))}."
         )
     return voters, y_idx
 

@@ -16,9 +16,10 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, _fit_context, clone
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._integers import Integers
 
 __all__ = ["DOCS_URL_ENV", "N_JOBS", "BaseVoters", "DocLinkMixin"]
 
@@ -26,8 +27,8 @@ __all__ = ["DOCS_URL_ENV", "N_JOBS", "BaseVoters", "DocLinkMixin"]
 #: every core but one, ...); 0 means nothing and is refused (``InvalidParameterError``)
 N_JOBS = [
     None,
-    Interval(Integral, None, -1, closed="right"),
-    Interval(Integral, 1, None, closed="left"),
+    Integers(None, -1, closed="right"),
+    Integers(1, None, closed="left"),
 ]
 
 # Budget for the temporaries of one chunk of rows in ``votes`` (the output

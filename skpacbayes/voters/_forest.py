@@ -1,17 +1,16 @@
 """Trees (or any classifiers) grown on two halves of the training sample."""
 
-from numbers import Integral
-
 import numpy as np
 from sklearn.base import clone
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.model_selection import train_test_split
 from sklearn.tree import BaseDecisionTree
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 
 from ._base import N_JOBS, check_float32_range
+from ._integers import Integers
 from ._members import MemberVoters, _Member
 
 __all__ = ["SplitForest"]
@@ -161,7 +160,7 @@ class SplitForest(MemberVoters):
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict"]), None],
-        "n_estimators": [Interval(Integral, 1, None, closed="left"), None],
+        "n_estimators": [Integers(1, None, closed="left"), None],
         "split": [StrOptions({"cross", "single"})],
         "stratify": ["boolean"],
         "n_jobs": N_JOBS,

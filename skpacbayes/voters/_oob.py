@@ -8,11 +8,12 @@ from sklearn.base import clone, is_classifier
 from sklearn.ensemble import BaggingClassifier, ExtraTreesClassifier, RandomForestClassifier
 from sklearn.tree import BaseDecisionTree, DecisionTreeClassifier, ExtraTreeClassifier
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import N_JOBS, check_float32_range
+from ._integers import Integers
 from ._members import MemberVoters, _Member
 
 __all__ = ["OutOfBagVoters"]
@@ -245,10 +246,10 @@ class OutOfBagVoters(MemberVoters):
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict"]), None],
-        "n_estimators": [Interval(Integral, 1, None, closed="left"), None],
+        "n_estimators": [Integers(1, None, closed="left"), None],
         "max_samples": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(Real, 0, 1, closed="right"),
+            Integers(1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="right"),
             None,
         ],
         "bootstrap": ["boolean", None],

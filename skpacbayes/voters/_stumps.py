@@ -8,6 +8,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from ._base import BaseVoters
+from ._integers import Integers
 
 __all__ = ["StumpBank"]
 
@@ -181,11 +182,11 @@ class StumpBank(BaseVoters):
     _fits_without_rows = True  # fit_without_rows: the shape of X and the labels
 
     _parameter_constraints: dict = {
-        "n_thresholds": [Interval(Integral, 1, None, closed="left")],
+        "n_thresholds": [Integers(1, None, closed="left")],
         "feature_range": ["array-like", None],
         "build_size": [
             StrOptions({"auto"}),
-            Interval(Integral, 1, None, closed="left"),
+            Integers(1, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="neither"),
         ],
         "spacing": [StrOptions({"quantile", "uniform"}), None],

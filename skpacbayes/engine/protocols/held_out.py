@@ -92,6 +92,11 @@ class HeldOutSpec:
     label: str = "HoldOutBoundClassifier"
     verbose: int = 0
 
+    def announce(self, what):
+        """Print the protocol's start line (when ``verbose``): what runs before any result."""
+        if self.verbose:
+            progress(self.label, what)
+
     def report(self, what, k, n, bound, start):
         """Print one statement's progress line (when ``verbose``)."""
         if self.verbose:
@@ -539,6 +544,10 @@ def certify_fractions(spec, X, y, y_idx, classes, fractions, fold=0):
     result : HeldOutResult
     """
     share = _share(spec, len(fractions), classes.size)
+    spec.announce(
+        f"validation fractions {', '.join(map(str, fractions))} on {X.shape[0]} rows, each "
+        "reported as it ends"
+    )
     counts, values, best = [], [], None
     for f in fractions:
         start = time.perf_counter()
@@ -617,6 +626,10 @@ def certify_halves(spec, X, y, y_idx, classes):
     start = time.perf_counter()
     default = SplitForest(n_estimators=DEFAULT_N_ESTIMATORS)
     bank = resolve_voters(spec.voters, default, spec.seed, spec.n_jobs)
+    spec.announce(
+        f"the plain vote of {type(bank).__name__} on {X.shape[0]} rows, each statement "
+        "reported as it ends"
+    )
     if is_dask_input(X):
         fit_without_rows(bank, X, classes, WHAT_WORKS)
     else:
@@ -688,6 +701,7 @@ def certify_sample(spec, X, y, y_idx, classes, train_size):
     """
     n_rows = X.shape[0]
     train = training_rows(n_rows, int(train_size), spec.seed)
+    spec.announce(f"voters grown on {train.size} of {n_rows} rows, certified on the others")
     if is_dask_input(X):
         import dask
 
