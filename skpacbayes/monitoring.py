@@ -6,7 +6,7 @@ losses of the monitored classifier and raises an alarm as soon as an anytime-val
 on its current risk exceeds the certified reference plus a tolerance. When nothing changed
 (every row's conditional loss probability at most the reference plus the tolerance), the
 probability of ever raising a false alarm is at most ``delta`` (the theory page,
-:ref:`theory-monitoring`).
+:ref:`Proposition 5c <theory-monitoring>`).
 """
 
 from numbers import Real
@@ -42,10 +42,10 @@ class RiskMonitor(BaseEstimator):
     If no row's conditional loss probability given the past exceeds ``reference +
     tolerance``, the probability of ever raising the alarm, over the whole stream and however
     many batches it has, is at most ``delta`` (the window of batch ``k`` is tested at
-    ``delta / ((k + 1) (k + 2))``; :ref:`theory-monitoring`). Each batch opens a window, so
-    feed batches rather than single rows: an update costs one array operation over every
-    window opened so far, and a change after ``k`` batches is detected at ``delta / ((k +
-    1)(k + 2))``, a price in nats of about ``2 ln k``.
+    ``delta / ((k + 1) (k + 2))``; :ref:`Proposition 5c <theory-monitoring>`). Each batch
+    opens a window, so feed batches rather than single rows: an update costs one array
+    operation over every window opened so far, and a change after ``k`` batches is detected
+    at ``delta / ((k + 1)(k + 2))``, a price in nats of about ``2 ln k``.
 
     Parameters
     ----------

@@ -238,8 +238,8 @@ def binomial_anytime_upper(n_errors, n, delta):
     Under ``R = r`` each term is a non-negative martingale of mean 1 and the weights sum to
     at most 1, so Ville's inequality gives ``P(exists n: M_n(R) >= 1/delta) <= delta``. The
     mixture is increasing in ``r`` inside each bin, so the set of risks not rejected is
-    found exactly bin by bin (Proposition 5b on the theory page,
-    :ref:`theory-streaming`). At ``delta = 0.05`` its excess over the error rate is 1.01 to
+    found exactly bin by bin (:ref:`Proposition 5b <theory-streaming>`
+    on the theory page). At ``delta = 0.05`` its excess over the error rate is 1.01 to
     1.15 times that of the best of the beta-binomial mixtures tuned at 10^3, 10^4 or 10^5
     rows, from 10^3 to 10^5 rows and error rates from 2 % to 30 %
     (``benchmarks/bench_stream.py``). The root is found by safeguarded Newton steps; the
@@ -290,7 +290,7 @@ def binomial_anytime_lower(n_errors, n, delta):
     Notes
     -----
     The non-errors ``1 - X_i`` have mean ``1 - R``: the upper sequence on them is the lower
-    one on the errors (Proposition 5b, :ref:`theory-streaming`). With conditional error
+    one on the errors (:ref:`Proposition 5b <theory-streaming>`). With conditional error
     probabilities ``p_i >= R``, each likelihood ratio of the mixture is a non-negative
     supermartingale instead of a martingale, and Ville's inequality still applies.
 
