@@ -15,7 +15,13 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _num_samples,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 from skpacbayes.bounds import binomial_anytime_lower, binomial_anytime_upper
 from skpacbayes.bounds._sequence import anytime_lower_log_evidence
@@ -184,10 +190,10 @@ class RiskMonitor(BaseEstimator):
         if first:
             self._validate_params()
             self._start()
-        X, y = validate_data(
-            self, X, y, reset=first, accept_sparse=True, dtype=None, ensure_all_finite=False,
-            ensure_min_samples=0,
-        )  # fmt: skip
+        # X reaches the estimator as given (a DataFrame to a pipeline, a list of dicts)
+        X, y = validate_data(self, X, y, reset=first, skip_check_array=True)
+        y = column_or_1d(y, warn=True)
+        check_consistent_length(X, y)
         classes = getattr(self.estimator, "classes_", None)
         if classes is not None:
             unknown = np.setdiff1d(np.unique(y), np.asarray(classes))
@@ -196,12 +202,12 @@ class RiskMonitor(BaseEstimator):
                     f"y contains labels {unknown[:5].tolist()!r} that the monitored estimator "
                     f"does not know (its classes_ are {np.asarray(classes).tolist()!r})."
                 )
-        if X.shape[0] == 0:
+        if _num_samples(X) == 0:
             return self  # nothing read: no window opened
         losses, counted = self._losses(X, y)
         # the window of this batch starts before its rows
         self._windows.append((self.n_losses_, self.n_counted_, self.n_samples_seen_))
-        self.n_samples_seen_ += int(X.shape[0])
+        self.n_samples_seen_ += len(y)
         self.n_counted_ += int(counted.sum())
         self.n_losses_ += int(losses[counted].sum())
         self._read()

@@ -8,7 +8,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 from skpacbayes.classifiers._constraints import (
     DELTA,
@@ -407,7 +412,8 @@ class MajorityVoteClassifier(
             if refusal is not None:
                 raise ValueError(f"{refusal} {WHAT_WORKS}")
         else:
-            X, y, classes = validate_training_data(self, X, y)
+            keep = getattr(self.voters, "_keeps_input", False)
+            X, y, classes = validate_training_data(self, X, y, keep_input=keep)
         if bound.capabilities.binary_only and classes.shape[0] > 2:
             raise ValueError(
                 f"Only binary classification is supported by {type(self).__name__}. "
@@ -596,7 +602,7 @@ class _OutOfBagCandidate(MajorityVoteClassifier):
         return bound_class(self.bound)
 
 
-def validate_training_data(estimator, X, y):
+def validate_training_data(estimator, X, y, keep_input=False):
     """``validate_data`` for ``fit`` plus the classification checks every estimator needs.
 
     Parameters
@@ -607,10 +613,15 @@ def validate_training_data(estimator, X, y):
         Training data.
     y : array-like of shape (n_samples,)
         Class labels.
+    keep_input : bool, default=False
+        ``X`` reaches fitted models as given (prefit voters): it is not converted (a
+        DataFrame keeps its columns, dtypes and categories; a list of dicts stays one), only
+        its rows are counted and its feature names recorded, and the models validate it.
 
     Returns
     -------
     X : ndarray or CSR matrix of shape (n_samples, n_features)
+        Or ``X`` itself, with ``keep_input``.
     y : ndarray of shape (n_samples,)
     classes : ndarray of shape (n_classes,)
         Sorted distinct labels (at least two).
@@ -620,8 +631,15 @@ def validate_training_data(estimator, X, y):
     ValueError
         If ``y`` holds a single class (or the usual input problems).
     """
-    with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X (inf - inf)
-        X, y = validate_data(estimator, X, y, accept_sparse="csr", dtype=[np.float64, np.float32])
+    if keep_input:
+        X, y = validate_data(estimator, X, y, skip_check_array=True)
+        y = column_or_1d(y, warn=True)
+        check_consistent_length(X, y)
+    else:
+        with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X
+            X, y = validate_data(
+                estimator, X, y, accept_sparse="csr", dtype=[np.float64, np.float32]
+            )
     check_classification_targets(y)
     classes = np.unique(y)
     if classes.shape[0] < 2:

@@ -20,7 +20,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_consistent_length, column_or_1d, validate_data
 
 from skpacbayes.classifiers._available_if import available_if
 from skpacbayes.classifiers._base import _VotersParamsMixin, validate_training_data
@@ -304,7 +304,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
             classes = held_out.held_out_classes(self.voters, classes)
             y_idx = label_indices(y, classes)
         else:
-            X, y, classes = validate_training_data(self, X, y)
+            keep = getattr(self.voters, "_keeps_input", False)
+            X, y, classes = validate_training_data(self, X, y, keep_input=keep)
             classes = held_out.held_out_classes(self.voters, classes)
             y_idx = np.searchsorted(classes, y)
         spec = self._spec(held_out.rows_seed(self.random_state))
@@ -411,16 +412,10 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
                     f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                     f"{n_features} features as input."
                 )
-        else:
-            with np.errstate(invalid="ignore"):
-                X, y = validate_data(
-                    self,
-                    X,
-                    y,
-                    reset=state is None,
-                    accept_sparse="csr",
-                    dtype=[np.float64, np.float32],
-                )
+        else:  # the prefit models' rows, as given (the models validate them)
+            X, y = validate_data(self, X, y, reset=state is None, skip_check_array=True)
+            y = column_or_1d(y, warn=True)
+            check_consistent_length(X, y)
             check_classification_targets(y)
             labels = np.unique(y)
         if state is None:

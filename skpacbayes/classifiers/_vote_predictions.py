@@ -25,10 +25,13 @@ class VotePredictions:
     def _scores(self, X, decide=False):
         """The vote of each class on the rows ``X`` (validated as in ``fit``)."""
         check_is_fitted(self)
-        with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X
-            X = validate_data(
-                self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
-            )
+        if getattr(self.voters_, "_keeps_input", False):  # prefit models read X as given
+            X = validate_data(self, X, reset=False, skip_check_array=True)
+        else:
+            with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X
+                X = validate_data(
+                    self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
+                )
         from skpacbayes.engine.passes import shared_vote_matrix
 
         return self._class_scores(shared_vote_matrix(self.voters_, X), decide)

@@ -5,6 +5,8 @@ The counterpart of :mod:`skpacbayes.engine.dask_passes` for a dask array: the sa
 """
 
 import numpy as np
+from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import _num_samples
 
 from skpacbayes.engine.sharing import rows_key, shared_entries
 from skpacbayes.engine.statistics import count_statistics
@@ -78,7 +80,7 @@ class VotePasses(TotalVoteErrors):
     def __init__(self, voters, X, keep_bytes=_KEEP_VOTES_BYTES, chunk_rows=_CHUNK_ROWS):
         self.voters = voters
         self.X = X
-        self.n_rows = X.shape[0]
+        self.n_rows = _num_samples(X)
         self.chunk_rows = max(1, int(chunk_rows))
         itemsize = 1 if voters.n_classes_ <= 127 else 8
         self._keep = self.n_rows * voters.n_voters_ * itemsize <= keep_bytes
@@ -104,7 +106,7 @@ class VotePasses(TotalVoteErrors):
             return
         kept = [] if self._keep else None
         for start in range(0, self.n_rows, self.chunk_rows):
-            votes = self.voters.votes(self.X[start : start + self.chunk_rows])
+            votes = self.voters.votes(_safe_indexing(self.X, slice(start, start + self.chunk_rows)))
             if kept is not None:
                 kept.append((start, votes))
             yield start, votes

@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, _fit_context, clone
+from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
 from ._integers import Integers
 
@@ -200,11 +201,21 @@ def fit_without_rows(voters, X, classes, refusal_note=""):
     voters._validate_params()
     voters._encode_y(classes)  # sets classes_ (PrefitVoters: refuses labels it does not know)
     voters.n_classes_ = len(voters.classes_)
-    voters.n_features_in_ = X.shape[1]
-    if hasattr(voters, "feature_names_in_"):
-        del voters.feature_names_in_
+    if "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
+        voters.n_features_in_ = X.shape[1]
+        if hasattr(voters, "feature_names_in_"):
+            del voters.feature_names_in_
+    else:  # n_features_in_ and the feature names, X as given (a stream's first batch)
+        validate_data(voters, X, skip_check_array=True)
     voters._fit(X, None)  # neither bank reads a label here
     return voters
+
+
+def n_columns(X):
+    """The columns of ``X`` (a matrix, a DataFrame), or 64 for rows without a shape (a list of
+    dicts for a ``DictVectorizer`` pipeline): what a chunk of rows is sized by."""
+    shape = getattr(X, "shape", None)
+    return int(shape[1]) if shape is not None and len(shape) == 2 else 64
 
 
 def _n_chunk_rows(n_rows, row_bytes, chunk_size):
@@ -257,6 +268,10 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
     _is_out_of_bag = False
     # True for banks built from the shape of X and the labels alone (fit_without_rows).
     _fits_without_rows = False
+    # True for banks that read the rows only through fitted models (PrefitVoters): X reaches
+    # the models as the user gave it (a DataFrame with its columns and dtypes, a list of
+    # dicts), and the models validate it.
+    _keeps_input = False
 
     @property
     def is_split(self):
@@ -319,15 +334,19 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
                 "PrefitVoters(...): it builds them without a pass over the rows (see the "
                 "scaling-out page). Or pass X.compute() when the rows fit in memory."
             )
-        with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X (inf - inf)
-            X, y = validate_data(
-                self, X, y, accept_sparse="csr", dtype=self._X_dtype, ensure_all_finite=True
-            )
+        X, y = self._validate_fit_data(X, y)
         check_classification_targets(y)
         y_encoded = self._encode_y(y)
         self.n_classes_ = len(self.classes_)
         self._fit(X, y_encoded)
         return self
+
+    def _validate_fit_data(self, X, y):
+        """``X`` and ``y`` of ``fit``, validated (``n_features_in_`` and feature names set)."""
+        with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X (inf - inf)
+            return validate_data(
+                self, X, y, accept_sparse="csr", dtype=self._X_dtype, ensure_all_finite=True
+            )
 
     def _encode_y(self, y):
         """Set ``classes_`` and return ``y`` as indices into it."""
@@ -380,7 +399,7 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
         ):
             raise ValueError(f"chunk_size must be a positive integer or None; got {chunk_size!r}.")
         X = self._validate_X(X)
-        n_rows = X.shape[0]
+        n_rows = _num_samples(X)
         out = np.empty((n_rows, self.n_voters_), dtype=_votes_dtype(self.n_classes_))
         if n_rows == 0 or self.n_voters_ == 0:
             return out
@@ -388,7 +407,7 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
         for start in range(0, n_rows, step):
             stop = min(start + step, n_rows)
             try:
-                self._votes_chunk(X[start:stop], out[start:stop])
+                self._votes_chunk(_safe_indexing(X, slice(start, stop)), out[start:stop])
             except (TypeError, ValueError) as exc:
                 if not sparse.issparse(X):
                     raise
@@ -413,7 +432,7 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
             )
 
     def _row_bytes(self, X):  # pragma: no cover - overridden
-        return 8 * X.shape[1] + 8 * self.n_voters_
+        return 8 * n_columns(X) + 8 * self.n_voters_
 
     def _votes_chunk(self, X, out):  # pragma: no cover - abstract
         raise NotImplementedError

@@ -12,9 +12,10 @@ import numpy as np
 from joblib import effective_n_jobs
 from scipy import sparse
 from sklearn.tree import BaseDecisionTree, DecisionTreeClassifier
+from sklearn.utils import _safe_indexing
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._base import BaseVoters, check_float32_range
+from ._base import BaseVoters, check_float32_range, n_columns
 
 __all__ = []
 
@@ -71,7 +72,7 @@ class _Member:
         if self.leaf_table is not None:
             Xt = X_tree if self.features is None else X_tree[:, self.features]
             return self.leaf_table[self.estimator.apply(Xt, check_input=False)]
-        Xs = X if self.features is None else X[:, self.features]
+        Xs = X if self.features is None else _safe_indexing(X, self.features, axis=1)
         return self._lookup(np.asarray(self.estimator.predict(Xs)).ravel())
 
 
@@ -119,7 +120,7 @@ class MemberVoters(BaseVoters):
         return X
 
     def _row_bytes(self, X):
-        return 4 * X.shape[1] + 16 * (self.n_classes_ + 2)
+        return 4 * n_columns(X) + 16 * (self.n_classes_ + 2)
 
     def _votes_chunk(self, X, out):
         _member_votes_chunk(self._members, X, out, self._members_n_jobs())

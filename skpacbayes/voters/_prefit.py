@@ -1,5 +1,6 @@
 """Classifiers fitted beforehand, used as data-independent voters."""
 
+import sys
 import warnings
 from numbers import Integral
 
@@ -17,9 +18,16 @@ from sklearn.ensemble._forest import ForestClassifier
 from sklearn.exceptions import NotFittedError
 from sklearn.frozen import FrozenEstimator
 from sklearn.utils._param_validation import HasMethods
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import (
+    _num_samples,
+    check_array,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
-from ._base import N_JOBS
+from ._base import N_JOBS, check_float32_range
 from ._members import MemberVoters, _as_tree_input, _Member
 
 __all__ = ["PrefitVoters", "SampleReuseWarning"]
@@ -226,7 +234,7 @@ def _looks_fitted_on(models, members, ensemble, X):
     beyond one per tree in total, so that a coincidence is implausible. Voters that are not
     scikit-learn trees are not checked.
     """
-    m = X.shape[0]
+    m = _num_samples(X)
     trees = [member for member in members if member.uses_tree_input]
     if not trees or m not in _recorded_sizes(models):
         return False
@@ -239,7 +247,7 @@ def _looks_fitted_on(models, members, ensemble, X):
             return False
     else:
         rows = [_in_bag_rows(t.estimator, m) for t in trees]
-    if not (isinstance(X, np.ndarray) or sparse.issparse(X)):  # rows out of core (dask)
+    if "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):  # out of core
         warnings.warn(
             f"PrefitVoters: the prefit model recorded a training size equal to the {m} rows "
             "given to fit, and the same-rows check, which needs the rows in memory, did not "
@@ -249,7 +257,10 @@ def _looks_fitted_on(models, members, ensemble, X):
             stacklevel=2,
         )
         return False
-    X_tree = _as_tree_input(X)
+    try:
+        X_tree = _as_tree_input(X)
+    except (TypeError, ValueError):  # rows the trees cannot read as they are (e.g. strings)
+        return False
     return all(_grown_on_exactly(t, X_tree, r) for t, r in zip(trees, rows, strict=True))
 
 
@@ -325,17 +336,28 @@ def _trained_on(model, X, y):
             )
         t, n_iter, loss = (getattr(model, a, None) for a in ("t_", "n_iter_", "loss_"))
         if y is not None and t and n_iter and loss and hasattr(model, "predict_proba"):
-            if t == n_iter * X.shape[0]:  # the rows a stochastic-gradient MLP recorded
+            if t == n_iter * _num_samples(X):  # the rows a stochastic-gradient MLP recorded
                 data_loss = log_loss(y, model.predict_proba(X), labels=model.classes_)
                 if data_loss <= _LOSS_RATIO * loss:
                     return (
-                        f"the {type(model).__name__} recorded {X.shape[0]} training rows, as "
+                        f"the {type(model).__name__} recorded {_num_samples(X)} training rows, as "
                         f"many as given to fit, and its loss on them ({data_loss:.4g}) is its "
                         f"final training loss ({loss:.4g})"
                     )
     except (AttributeError, TypeError, ValueError, ImportError):
         return None
     return None
+
+
+def _check_tree_input(members, X, bank):
+    """The rows scikit-learn trees read through their fast path (no input checks of their
+    own: ``apply(check_input=False)``) must be finite float32 values; every other model
+    validates ``X`` itself."""
+    if any(member.uses_tree_input for member in members) and not (
+        "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X)
+    ):
+        check_array(X, accept_sparse="csr", dtype=None, ensure_all_finite=True)
+        check_float32_range(X, bank)
 
 
 class PrefitVoters(MemberVoters):
@@ -479,6 +501,7 @@ class PrefitVoters(MemberVoters):
     """
 
     _fits_without_rows = True  # fit_without_rows: the shape of X and the labels
+    _keeps_input = True  # X reaches the models as given
 
     _parameter_constraints: dict = {
         "estimators": [list, tuple, HasMethods(["predict"])],
@@ -549,22 +572,36 @@ class PrefitVoters(MemberVoters):
         self._voters_tmp = (voters, members, expected)
         return np.searchsorted(classes, y)
 
+    def _validate_fit_data(self, X, y):
+        """``X`` as given (the models validate it; ``n_features_in_`` and feature names are
+        recorded as scikit-learn does), ``y`` as labels of as many rows."""
+        X, y = validate_data(self, X, y, skip_check_array=True)
+        y = column_or_1d(y, warn=True)
+        check_consistent_length(X, y)
+        return X, y
+
+    def _validate_X(self, X):
+        X = validate_data(self, X, reset=False, skip_check_array=True)
+        _check_tree_input(self._members, X, type(self).__name__)
+        return X
+
     def _fit(self, X, y_encoded):
         voters, members, expected = self._voters_tmp
         del self._voters_tmp
-        n_features = X.shape[1]
+        n_features = getattr(X, "shape", (0, None))[1] if np.ndim(X) == 2 else None
         for i, n_expected in enumerate(expected):
-            if n_expected is not None and n_expected != n_features:
+            if n_expected is not None and n_features is not None and n_expected != n_features:
                 raise ValueError(
                     f"X has {n_features} features, but the prefit voters expect {n_expected} "
                     f"(voter {i})."
                 )
+        _check_tree_input(members, X, type(self).__name__)
         self._check_sample_reuse(voters, members, X, y_encoded)
         self.estimators_ = voters
         self._members = members
         self.n_voters_ = len(members)
         self.voter_groups_ = np.full(self.n_voters_, -1, dtype=np.int8)
-        self.sample_groups_ = np.zeros(X.shape[0], dtype=np.int8)
+        self.sample_groups_ = np.zeros(_num_samples(X), dtype=np.int8)
         self.n_groups_ = 1
 
     def _check_sample_reuse(self, voters, members, X, y_encoded):
@@ -577,7 +614,7 @@ class PrefitVoters(MemberVoters):
         if _looks_fitted_on(models, members, ensemble, X):
             warnings.warn(
                 "PrefitVoters: the prefit voters look fitted on the very rows given to fit "
-                f"(training size {X.shape[0]} recorded by the model, and every leaf of every "
+                f"(training size {_num_samples(X)} recorded by the model, and every leaf of every "
                 "tree holds exactly the training rows it recorded). A bound computed on them "
                 "is NOT a certificate: fit the voters on other data (e.g. a separate split), "
                 "or use SplitForest / a hold-out.",
@@ -646,7 +683,12 @@ class PrefitVoters(MemberVoters):
 
 class _GrownMembers(PrefitVoters):
     """The members of a model grown on purpose on the rows given to ``fit``
-    (:func:`grown_members`): no same-rows check."""
+    (:func:`grown_members`): no same-rows check, and the rows validated as the hold-out
+    validated those it grew them on (the model was grown on float arrays)."""
+
+    _keeps_input = False
+    _validate_fit_data = MemberVoters._validate_fit_data
+    _validate_X = MemberVoters._validate_X
 
     def _check_sample_reuse(self, voters, members, X, y_encoded):
         """Nothing to check: the caller grew the members on ``X`` and certifies them on

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sklearn.utils import check_random_state
+from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils.validation import _num_samples
 
 from skpacbayes.engine.certify import HeldOutStatement, certify
 from skpacbayes.engine.dask_passes import is_dask_input
@@ -480,15 +481,17 @@ def count_fraction(spec, X, y, y_idx, classes, fraction, fold=0):
     -------
     counted : HeldOutCount
     """
-    train, held = validation_rows(X.shape[0], fraction, spec.seed, fold=fold)
+    train, held = validation_rows(_num_samples(X), fraction, spec.seed, fold=fold)
     if np.unique(y_idx[train]).size < 2:
         raise ValueError(
             f"The {train.size} training rows left by validation_fraction={fraction} hold a "
             "single class; use a smaller validation_fraction or more data."
         )
-    bank = grown_voters(spec.voters, X[train], y[train], spec.seed, spec.n_jobs)
+    X_train = _safe_indexing(X, train)
+    bank = grown_voters(spec.voters, X_train, y[train], spec.seed, spec.n_jobs)
     codes = np.searchsorted(classes, np.asarray(bank.classes_))
-    errors, sizes = _class_vote_errors(bank.votes(X[held]), codes, y_idx[held], classes.size)
+    votes = bank.votes(_safe_indexing(X, held))
+    errors, sizes = _class_vote_errors(votes, codes, y_idx[held], classes.size)
     return HeldOutCount(bank, codes, held, errors, sizes, int(train.size))
 
 
@@ -545,7 +548,7 @@ def certify_fractions(spec, X, y, y_idx, classes, fractions, fold=0):
     """
     share = _share(spec, len(fractions), classes.size)
     spec.announce(
-        f"validation fractions {', '.join(map(str, fractions))} on {X.shape[0]} rows, each "
+        f"validation fractions {', '.join(map(str, fractions))} on {_num_samples(X)} rows, each "
         "reported as it ends"
     )
     counts, values, best = [], [], None
@@ -578,7 +581,7 @@ def certify_fractions(spec, X, y, y_idx, classes, fractions, fold=0):
             counts if spec.per_class else None,
             details={
                 "validation_fractions": fractions,
-                "training_rows": int(X.shape[0] - counted.size),
+                "training_rows": int(_num_samples(X) - counted.size),
             },
         )
     )
@@ -627,7 +630,7 @@ def certify_halves(spec, X, y, y_idx, classes):
     default = SplitForest(n_estimators=DEFAULT_N_ESTIMATORS)
     bank = resolve_voters(spec.voters, default, spec.seed, spec.n_jobs)
     spec.announce(
-        f"the plain vote of {type(bank).__name__} on {X.shape[0]} rows, each statement "
+        f"the plain vote of {type(bank).__name__} on {_num_samples(X)} rows, each statement "
         "reported as it ends"
     )
     if is_dask_input(X):
@@ -650,7 +653,7 @@ def certify_halves(spec, X, y, y_idx, classes):
     share = _share(spec, len(groups), classes.size)
     counts, values = [], []
     for g in groups:
-        rows = np.zeros(X.shape[0], dtype=bool)
+        rows = np.zeros(_num_samples(X), dtype=bool)
         rows[g.samples] = True
         counts.append(count(g.voters, rows, y_idx))
         k = int(counts[-1][0].sum())
@@ -699,7 +702,7 @@ def certify_sample(spec, X, y, y_idx, classes, train_size):
     -------
     result : HeldOutResult
     """
-    n_rows = X.shape[0]
+    n_rows = _num_samples(X)
     train = training_rows(n_rows, int(train_size), spec.seed)
     spec.announce(f"voters grown on {train.size} of {n_rows} rows, certified on the others")
     if is_dask_input(X):
@@ -707,7 +710,7 @@ def certify_sample(spec, X, y, y_idx, classes, train_size):
 
         X_train, y_train = dask.compute(X[train], y[train])
     else:
-        X_train, y_train = X[train], y[train]
+        X_train, y_train = _safe_indexing(X, train), y[train]
     if np.unique(y_train).size < 2:
         raise ValueError(
             f"The {train.size} training rows drawn for train_size={train_size} hold "

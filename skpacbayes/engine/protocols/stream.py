@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from sklearn.utils.validation import _num_samples
 
 from skpacbayes.engine.certify import HeldOutStatement, certify
 from skpacbayes.engine.dask_passes import is_dask_input
@@ -112,7 +113,7 @@ def update_stream(state, bound, voters, settings, X, y_idx, n_classes):
     else:
         passes = VotePasses(voters, X, keep_bytes=0)
     errors, sizes = passes.class_vote_errors(
-        y_idx, weights, n_classes, np.ones(X.shape[0], dtype=bool), ties="first"
+        y_idx, weights, n_classes, np.ones(_num_samples(X), dtype=bool), ties="first"
     )
     previous = None
     if state is not None:
