@@ -38,6 +38,12 @@ def _certifies_model(model, X_bound, y_bound, X_fresh, delta=0.05):
     errors = int(np.sum(model.predict(X_bound) != y_bound))
     assert clf.certificate_.statistics["errors"] == (errors,)
     assert clf.bound_ == binomial_inv_upper(errors, len(y_bound), delta)
+    # the model's own scores, where it has them (issue 55 item 5)
+    for method in ("predict_proba", "decision_function"):
+        if hasattr(model, method):
+            np.testing.assert_array_equal(
+                getattr(clf, method)(X_fresh), getattr(model, method)(X_fresh)
+            )
     return clf
 
 
@@ -111,6 +117,9 @@ def test_the_deployed_model_is_certified_on_dask_arrays(three_parts):
     assert clf.certificate_.statistics["errors"] == (int(np.sum(rf.predict(X_bound) != y_bound)),)
     np.testing.assert_array_equal(
         clf.predict(da.from_array(X_fresh, chunks=300)).compute(), rf.predict(X_fresh)
+    )
+    np.testing.assert_array_equal(
+        clf.predict_proba(da.from_array(X_fresh, chunks=300)).compute(), rf.predict_proba(X_fresh)
     )
 
 

@@ -112,10 +112,15 @@ class HeldOutVote(VotePredictions, ClassifierMixin, DocLinkMixin, BaseEstimator)
         return weighted_vote_scores(self._codes[votes], self.weights_, self.classes_.size)
 
     def _shares(self, scores):
-        """The share of the deployed voters voting for each class (0 or 1 for one prefit
-        model, the deployed voter: its own probabilities are
-        ``clf.voters_.estimators_[0].predict_proba``, when it has them)."""
+        """The share of the deployed voters voting for each class."""
         return scores / self.weights_.sum()
+
+    def _own_model(self):
+        """The deployed vote's one model (a prefit model, a grown boosted model) and the
+        estimator's index of each of its classes."""
+        single = getattr(self.voters_, "single_model", None)
+        model, columns = (None, None) if single is None else single()
+        return (None, None) if model is None else (model, self._codes[columns])
 
 
 class _FoldHoldOut(HeldOutVote):

@@ -19,22 +19,46 @@ class VotePredictions:
 
     A subclass gives ``_class_scores(votes, decide)``, the score of each class from the
     votes of the fitted ``voters_`` on the rows (``decide=True``: only the arg-max is read),
-    and ``_shares(scores)``, their shares.
+    and ``_shares(scores)``, their shares; and, where its vote may be one model's ``predict``,
+    ``_own_model()``: that model and the estimator's index of each of its classes (None
+    otherwise), whose ``predict_proba`` and ``decision_function`` are then the estimator's.
     """
 
-    def _scores(self, X, decide=False):
-        """The vote of each class on the rows ``X`` (validated as in ``fit``)."""
+    def _own_model(self):
+        return None, None
+
+    def _rows(self, X):
+        """``X`` validated as in ``fit``."""
         check_is_fitted(self)
         if getattr(self.voters_, "_keeps_input", False):  # prefit models read X as given
-            X = validate_data(self, X, reset=False, skip_check_array=True)
-        else:
-            with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X
-                X = validate_data(
-                    self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
-                )
+            return validate_data(self, X, reset=False, skip_check_array=True)
+        with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X
+            return validate_data(
+                self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
+            )
+
+    def _scores(self, X, decide=False):
+        """The vote of each class on the rows ``X``."""
         from skpacbayes.engine.passes import shared_vote_matrix
 
+        X = self._rows(X)
         return self._class_scores(shared_vote_matrix(self.voters_, X), decide)
+
+    def _model_output(self, X, method):
+        """The deployed model's own ``method`` on ``X`` (its columns mapped to ``classes_``),
+        or None where the vote is not one model's or the model has no ``method``."""
+        check_is_fitted(self)
+        model, columns = self._own_model()
+        if model is None or not hasattr(model, method):
+            return None
+        if method == "predict_proba":
+            proba = np.asarray(model.predict_proba(self._rows(X)))
+            out = np.zeros((proba.shape[0], self.classes_.size), dtype=proba.dtype)
+            out[:, columns] = proba
+            return out
+        if not np.array_equal(columns, np.arange(self.classes_.size)):
+            return None  # the model's scores are not over classes_: the vote's are given
+        return model.decision_function(self._rows(X))
 
     @dask_rows("scores")
     def decision_function(self, X):
@@ -52,7 +76,9 @@ class VotePredictions:
             Binary tasks: the vote for ``classes_[1]`` minus the vote for ``classes_[0]``.
             Multi-class: the vote of every class. The weighted vote of a PAC-Bayes estimator
             (for a Gaussian posterior on split voters, the probability that each class
-            wins); the number of deployed voters voting for each class for a held-out vote.
+            wins); the number of deployed voters voting for each class for a held-out vote,
+            and, when the deployed vote is one prefit model that has a
+            ``decision_function`` over the same classes, the model's own.
 
         Examples
         --------
@@ -63,6 +89,9 @@ class VotePredictions:
         >>> clf.decision_function(X[:2])  # binary: vote for classes_[1] minus vote for classes_[0]
         array([-1., -1.])
         """
+        own = self._model_output(X, "decision_function")
+        if own is not None:
+            return own
         scores = self._scores(X)
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
@@ -105,7 +134,10 @@ class VotePredictions:
         For non-negative weights (a held-out vote, the Categorical and Dirichlet posteriors)
         the share of the total weight voting for each class; for a Gaussian posterior, the
         softmax of the vote scaled by ``1 / sqrt(n_voters)`` (or the mixture's win
-        probabilities on split voters). The arg-max is always the prediction.
+        probabilities on split voters). The arg-max is the prediction, except for a held-out
+        vote of one prefit model that has a ``predict_proba``: that is the model's own
+        (columns in the order of ``classes_``, 0 for a class the model does not know), whose
+        arg-max may differ from the model's ``predict`` where the model's does.
 
         Parameters
         ----------
@@ -116,8 +148,8 @@ class VotePredictions:
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            Vote shares, in the order of ``classes_``; their arg-max is the prediction.
-            They are not calibrated probabilities and carry no guarantee.
+            Vote shares (or the model's probabilities), in the order of ``classes_``. They
+            carry no guarantee.
 
         Examples
         --------
@@ -129,4 +161,5 @@ class VotePredictions:
         array([[1., 0.],
                [1., 0.]])
         """
-        return self._shares(self._scores(X))
+        own = self._model_output(X, "predict_proba")
+        return self._shares(self._scores(X)) if own is None else own

@@ -14,6 +14,7 @@ from scipy import sparse
 from sklearn.tree import BaseDecisionTree, DecisionTreeClassifier
 from sklearn.utils import _safe_indexing
 from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseVoters, check_float32_range, n_columns
 
@@ -112,6 +113,28 @@ class MemberVoters(BaseVoters):
     def _members_n_jobs(self):
         """Jobs used to compute the members' votes."""
         return self.n_jobs
+
+    def single_model(self):
+        """The one model whose ``predict`` this bank's plain vote is, if it holds one voter.
+
+        Returns
+        -------
+        model : fitted classifier or None
+            The bank's only voter, when it reads every feature of ``X`` (None for a bank of
+            several voters, of one member that reads a subset of the features, or of a model
+            without ``classes_``).
+        columns : ndarray of int or None
+            The bank's index of each of ``model.classes_`` (the columns of its
+            ``predict_proba``), None with ``model``.
+        """
+        check_is_fitted(self)
+        member = self._members[0] if self.n_voters_ == 1 else None
+        if member is None or member.features is not None:
+            return None, None
+        classes = getattr(member.estimator, "classes_", None)
+        if classes is None:
+            return None, None
+        return member.estimator, member._lookup(np.asarray(classes))
 
     def _validate_X(self, X):
         X = super()._validate_X(X)
