@@ -311,7 +311,7 @@ def test_hold_out_prefit(processes, forest):
     ref_cert, ref_pred = ref.certificate_, ref.predict(X)
     Xd, yd = _dask(X, y)
     fitted, tasks = _on(processes, lambda: est.fit(Xd, yd))
-    assert any(key.startswith("_block_vote_errors") for key in tasks)
+    assert any(key.startswith("_block_vote_confusions") for key in tasks)
     assert fitted.certificate_ == ref_cert
     assert fitted.certificate_.m == (40_000,)
     np.testing.assert_array_equal(fitted.predict(Xd).compute(scheduler="threads"), ref_pred)
@@ -427,16 +427,16 @@ def test_certified_vote_on_a_dask_array(processes, monkeypatch):
     Xd, yd = _dask(X, y, n_chunks=8)
     params = dict(voters=RandomForestClassifier(n_estimators=10), random_state=0)
     passes = []
-    each = DaskVotePasses.class_vote_errors_each
+    each = DaskVotePasses.vote_confusions
     monkeypatch.setattr(
         DaskVotePasses,
-        "class_vote_errors_each",
+        "vote_confusions",
         lambda self, *a, **k: passes.append(1) or each(self, *a, **k),
     )
     monkeypatch.setattr(da.Array, "__array__", _never_loaded, raising=False)
     est, tasks = _on(processes, lambda: skpacbayes.CertifiedVoteClassifier(**params).fit(Xd, yd))
     monkeypatch.undo()
-    assert passes == [1] and any("_block_each_vote_errors" in t for t in tasks)
+    assert passes == [1] and any("_block_vote_confusions" in t for t in tasks)
     assert [c["kind"] for c in est.candidates_] == ["holdout"] * 4  # no out-of-bag ones
     sample = training_rows(20_000, 20_000 // 3, rows_seed(0))
     for c in est.candidates_:

@@ -423,7 +423,7 @@ default="tightest_bound"
                 voters=None,
                 delta=float(self.delta),
                 seed=rows_seed(seed),
-                per_class=bool(self.per_class),
+                risks=("miss_rate",) if self.per_class else (),
                 n_jobs=self.n_jobs,
                 label=type(self).__name__,
             ),

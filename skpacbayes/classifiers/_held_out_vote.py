@@ -48,14 +48,19 @@ class HeldOutVote(VotePredictions, ClassifierMixin, DocLinkMixin, BaseEstimator)
             voters=self.voters,
             delta=float(self.delta),
             seed=seed,
-            per_class=bool(self.per_class),
+            risks=self._risks(),
             n_jobs=self.n_jobs,
             label=type(self).__name__,
             verbose=int(self.verbose),
         )
 
+    def _risks(self):
+        """The risks certified besides the error rate (the miss rate with ``per_class``)."""
+        return ("miss_rate",) if self.per_class else ()
+
     def _copy_result(self, result):
-        """The deployed vote, its rows and its certificate (``class_bounds_`` per class)."""
+        """The deployed vote, its rows and its certificate (``risk_bounds_`` with risks,
+        ``class_bounds_`` with ``per_class``)."""
         self.voters_ = result.voters
         self._codes = result.codes
         self.weights_ = result.weights
@@ -64,10 +69,16 @@ class HeldOutVote(VotePredictions, ClassifierMixin, DocLinkMixin, BaseEstimator)
         self.half_ = result.half
         self.certificate_ = result.certificate
         self.bound_ = float(result.certificate.value)
+        details = result.certificate.details
+        for name in ("risk_bounds_", "class_bounds_"):  # from an earlier fit
+            if hasattr(self, name):
+                delattr(self, name)
+        if "risk_bounds" in details:
+            self.risk_bounds_ = {
+                k: v if k == "error" else np.array(v) for k, v in details["risk_bounds"].items()
+            }
         if self.per_class:
-            self.class_bounds_ = np.array(result.certificate.details["class_bounds"])
-        elif hasattr(self, "class_bounds_"):  # from an earlier fit with per_class=True
-            del self.class_bounds_
+            self.class_bounds_ = np.array(details["class_bounds"])
         self.n_iter_ = 0
 
     def recompute_bound(self, delta):

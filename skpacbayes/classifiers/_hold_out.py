@@ -14,6 +14,7 @@ delta / K``) certifies its true risk ``R``. It is never looser than Chernoff's
 equal to the prior (KL = 0), and is the line any learned posterior has to beat.
 """
 
+import dataclasses
 from numbers import Real
 from typing import ClassVar
 
@@ -30,6 +31,7 @@ from skpacbayes.classifiers._held_out_vote import HeldOutVote
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.protocols import held_out, stream
+from skpacbayes.engine.risks import check_risks
 from skpacbayes.objectives import TestSet
 
 __all__ = ["HoldOutBoundClassifier"]
@@ -126,7 +128,22 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         held-out statement (the overall error and each class's) share its part of
         ``delta`` evenly, so that ``bound_`` and every class bound hold together with
         probability at least ``1 - delta`` (``bound_`` is a little looser than with
-        ``per_class=False``): :ref:`Proposition 5a <theory-per-class>`.
+        ``per_class=False``): :ref:`Proposition 5a <theory-per-class>`. The
+        ``("miss_rate",)`` case of ``risks``.
+    risks : "all", tuple of str or None, default=None
+        Also certify these rates of ``predict`` (``risk_bounds_``), on the deployed
+        statement's held-out rows: ``"error"`` (the error rate, ``bound_``), ``"miss_rate"``
+        (1 - recall, per true class), ``"false_positive_rate"`` (per class, one-vs-rest) and
+        ``"false_discovery_rate"`` (1 - precision, per predicted class); ``"all"`` for the
+        four. Each held-out statement's part of ``delta`` is split evenly over its error
+        statement and the ``M`` distinct statements of the risks (``M`` counts a statement
+        once where two risks share it: in a binary task the miss rate of one class is the
+        false-positive rate of the other), so that ``bound_`` and every risk bound hold
+        together with probability at least ``1 - delta``; the certificate records the split
+        (``details["n_risk_statements"]``). A rate whose rows are random (those of a true
+        or a predicted class) is certified conditionally on their number
+        (:ref:`Proposition 5d <theory-holdout-risks>`). On a stream, the time-uniform bound
+        of each.
 
     Attributes
     ----------
@@ -147,6 +164,11 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         ``P(predict(x) != y | y = classes_[k])`` (1.0 for a class without held-out rows);
         their errors and rows are in ``certificate_.details["class_errors"]`` and
         ``["class_sizes"]``.
+    risk_bounds_ : dict
+        With ``risks`` or ``per_class=True`` only: each certified risk's upper bound, a float
+        for ``"error"`` (``bound_``), an array over ``classes_`` otherwise (1.0 for a class
+        without rows in the risk's denominator); the deployed statement's confusion matrix is
+        ``certificate_.details["confusion"]`` (true class by predicted class).
     certificate_ : Certificate
         Its ingredients: ``m`` and ``statistics["errors"]`` hold one entry per
         statement (fraction or half), ``details`` the bound of each.
@@ -214,6 +236,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         "train_size": [None, Integers(1, None, closed="left")],
         "verbose": ["verbose"],
         "per_class": ["boolean"],
+        "risks": [None, StrOptions({"all"}), list, tuple],
     }
 
     def __init__(
@@ -227,6 +250,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         train_size=None,
         verbose=0,
         per_class=False,
+        risks=None,
     ):
         self.voters = voters
         self.validation_fraction = validation_fraction
@@ -236,6 +260,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         self.train_size = train_size
         self.verbose = verbose
         self.per_class = per_class
+        self.risks = risks
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, **fit_params):
@@ -319,6 +344,14 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         self._copy_result(result)
         return self
 
+    def _risks(self):
+        """The risks certified besides the error rate: ``risks``, and the miss rate with
+        ``per_class``."""
+        names = (
+            () if self.risks is None else check_risks(self.risks, f"{type(self).__name__}: risks")
+        )
+        return check_risks(set(names) | ({"miss_rate"} if self.per_class else set()))
+
     def _validation_fractions(self):
         if isinstance(self.validation_fraction, str) and self.validation_fraction == "auto":
             own_rule = hasattr(self.voters, "votes") and not getattr(
@@ -336,11 +369,14 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         plain vote of a list), each call counts the errors of ``predict`` on the new rows
         and certifies the rows read so far by a confidence sequence
         (:func:`~skpacbayes.bounds.binomial_anytime_upper`): with probability at least
-        ``1 - delta``, EVERY ``bound_`` (and ``class_bounds_``) reported along the stream
+        ``1 - delta``, EVERY ``bound_`` (and ``risk_bounds_``) reported along the stream
         holds at once, so the stream may be read after every batch and stopped whenever
-        you like. ``bound_`` is the smallest value reported so far. With ``per_class=True``
-        ``delta`` is split evenly over the overall and the ``K`` class statements
-        (:ref:`Proposition 5b <theory-streaming>`).
+        you like. ``bound_`` is the smallest value reported so far. With ``risks`` (or
+        ``per_class=True``) ``delta`` is split evenly over the error statement and the risk
+        statements (:ref:`Proposition 5b <theory-streaming>`, :ref:`Proposition 5d
+        <theory-holdout-risks>`). The prefit models must stay as they were at the first
+        call: a fingerprint of them (:meth:`~skpacbayes.voters.PrefitVoters.fingerprint`)
+        is checked at each call.
 
         Parameters
         ----------
@@ -351,8 +387,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
             Their labels (among the classes the voters know; one class is enough).
         classes : array-like of shape (n_classes,), default=None
             scikit-learn's argument of a first ``partial_fit``: the classes are those the
-            voters know (``PrefitVoters.known_classes``); when given, it must hold them
-            all (a ``ValueError`` otherwise).
+            voters know (``PrefitVoters.known_classes``); when given, at any call, it must
+            be them (a ``ValueError`` otherwise).
         **fit_params : dict
             Not supported (a ``TypeError`` names the estimator).
 
@@ -369,8 +405,10 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         ValueError
             If ``validation_fraction`` or ``train_size`` is set, if the estimator was
             fitted with :meth:`fit` (its certificate is not a stream's:
-            ``sklearn.base.clone`` it first), or if ``voters``, ``delta`` or ``per_class``
-            changed since the first call.
+            ``sklearn.base.clone`` it first), if ``voters``, ``delta``, ``per_class`` or
+            ``risks`` changed since the first call, or if a prefit model was refitted, its
+            parameters or fitted attributes set since then. A refused call leaves the
+            stream as it was.
 
         Examples
         --------
@@ -392,15 +430,16 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
 
         reject_fit_params(self, fit_params)
         state = getattr(self, "_stream", None)
-        settings = {"voters": self.voters, "delta": self.delta, "per_class": self.per_class}
+        settings = {
+            "voters": self.voters,
+            "delta": self.delta,
+            "per_class": self.per_class,
+            "risks": self.risks,
+        }
         if state is None:
             self._check_stream_params()
-        elif any(settings[k] is not v and settings[k] != v for k, v in state.settings.items()):
-            raise ValueError(
-                "voters, delta and per_class are fixed for a stream (every bound reported along "
-                "it shares them); they changed since the first partial_fit. Start a new stream "
-                "on an unfitted copy (sklearn.base.clone(estimator))."
-            )
+        else:
+            self._check_stream_unchanged(state, settings, classes)
         out_of_core = is_dask_input(X, y)
         if out_of_core:
             from skpacbayes.engine.dask_passes import label_indices
@@ -416,7 +455,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
             X, y = validate_data(self, X, y, reset=state is None, skip_check_array=True)
             y = column_or_1d(y, warn=True)
             check_consistent_length(X, y)
-            check_classification_targets(y)
+            if state is None:  # later labels are checked against the stream's classes
+                check_classification_targets(y)
             labels = np.unique(y)
         if state is None:
             voters = stream.start_stream(self.voters, X, classes)
@@ -434,7 +474,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         else:
             y_idx = np.searchsorted(result_classes, y)
         state = stream.update_stream(
-            state, TestSet(), voters, settings, X, y_idx, result_classes.size
+            state, TestSet(), voters, settings, self._risks(), X, y_idx, result_classes.size
         )
         self._stream = state
         self.classes_ = result_classes
@@ -451,6 +491,29 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         )
         self.n_samples_seen_ = state.n_samples_seen
         return self
+
+    def _check_stream_unchanged(self, state, settings, classes):
+        """A later batch: the settings, the models and ``classes`` are the stream's."""
+        if any(
+            settings.get(k) is not v and settings.get(k) != v for k, v in state.settings.items()
+        ):
+            raise ValueError(
+                "voters, delta, per_class and risks are fixed for a stream (every bound "
+                "reported along it shares them); they changed since the first partial_fit. "
+                "Start a new stream on an unfitted copy (sklearn.base.clone(estimator))."
+            )
+        if self.voters.fingerprint() != state.fingerprint:
+            raise ValueError(
+                "A prefit model of voters changed since the first partial_fit (refitted, its "
+                "parameters or fitted attributes set): the stream's certificate counts the "
+                "errors of the model as it was. Certify the changed model on a new stream "
+                "(sklearn.base.clone(estimator)), on rows it was not fitted on."
+            )
+        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes={np.asarray(classes).tolist()!r} differs from the stream's classes "
+                f"{self.classes_.tolist()!r} (those the prefit voters know)."
+            )
 
     def _check_stream_params(self):
         """The parameters ``partial_fit`` accepts: fixed voters, no split of the rows."""
@@ -472,9 +535,25 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
             )
 
     def __setstate__(self, state):
-        # a stream pickled before its state was a StreamState: (errors, sizes, settings)
+        # a stream of 0.1.0 kept its errors and rows per class (a tuple, then a StreamState
+        # of those fields), certified the error and the miss rates only, and took no
+        # fingerprint: its miss counts are kept in a confusion matrix of the same class
+        # counts (the errors of class c in the cell of class c + 1)
+        state.setdefault("risks", None)  # a parameter since 0.2.0
         kept = state.get("_stream")
         if isinstance(kept, tuple):
-            errors, sizes, settings = kept
-            state["_stream"] = stream.StreamState(errors, sizes, settings, state["certificate_"])
+            kept = dict(zip(("class_errors", "class_sizes", "settings"), kept, strict=True))
+        elif kept is not None and "class_errors" in vars(kept):
+            kept = vars(kept)
+        if isinstance(kept, dict):
+            errors, sizes = np.asarray(kept["class_errors"]), np.asarray(kept["class_sizes"])
+            k = errors.size
+            confusion = np.zeros((k, k + 1), dtype=np.int64)
+            confusion[np.arange(k), np.arange(k)] = sizes - errors
+            confusion[np.arange(k), (np.arange(k) + 1) % k] += errors
+            settings = {"risks": None, **kept["settings"]}
+            state["_stream"] = stream.StreamState(confusion, settings, state["certificate_"], None)
         super().__setstate__(state)
+        if getattr(self, "_stream", None) is not None:  # identities do not survive a pickle
+            fingerprint = self.voters.fingerprint()
+            self._stream = dataclasses.replace(self._stream, fingerprint=fingerprint)

@@ -135,10 +135,14 @@ class HeldOutStatement:
         Number of voters of the deployed bank.
     vote_weights : ndarray
         The deployed vote's weights over the voters.
-    class_counts : sequence of (ndarray, ndarray) or None, default=None
-        Per-class statements: for each statement, the errors and the rows of each true
-        class on its held-out rows. ``delta`` is then split evenly over the ``K + 1``
-        statements (overall and per class) of every held-out statement
+    confusions : sequence of ndarray or None, default=None
+        For each statement, the confusion matrix of its vote on its held-out rows (shape
+        ``(K, K + 1)``, :func:`~skpacbayes.engine.risks.confusion_counts`).
+    risks : tuple of str, default=()
+        Risks certified at the deployed statement beside its error rate (names of
+        :data:`~skpacbayes.engine.risks.RISKS`), from its confusion matrix. ``delta`` is
+        then split evenly over the ``1 + M`` statements of every held-out statement, ``M``
+        the number of distinct risk statements besides the error rate
         (:meth:`~skpacbayes.objectives.TestSet.share`).
     anytime : bool, default=False
         A stream (one statement: the rows read so far): the time-uniform bounds
@@ -158,7 +162,8 @@ class HeldOutStatement:
     delta: float
     n_voters: int
     vote_weights: Any
-    class_counts: Any = None
+    confusions: Any = None
+    risks: tuple = ()
     anytime: bool = False
     previous: Any = None
     details: dict = field(default_factory=dict)
@@ -282,17 +287,20 @@ def _certify_posterior(statement):
 
 def _certify_held_out(statement):
     """The certificate of a classifier fixed before its held-out rows were read: with
-    ``posterior="point mass (the prior)"`` and ``kl`` zero (a test-set bound is the PAC-Bayes
-    statement of a point-mass prior equal to the posterior), the errors as the statistics,
-    one mixture weight per statement (1 for the deployed one) and the bounds of every
-    statement in ``details["bounds"]``; with ``class_counts``, the deployed statement's
-    class bounds, errors and rows in ``details["class_bounds"]``, ``["class_errors"]`` and
-    ``["class_sizes"]``."""
-    bound, index, class_counts = statement.bound, statement.statement, statement.class_counts
+    ``posterior="point mass (the prior)"`` and ``kl`` zero (a test-set statement is the
+    PAC-Bayes statement of a point-mass prior equal to the posterior), the errors as the
+    statistics, one mixture weight per statement (1 for the deployed one) and the bounds of
+    every statement in ``details["bounds"]``; with ``risks``, the deployed statement's risk
+    bounds (:func:`_risk_details`)."""
+    from skpacbayes.engine.risks import beside_error
+
+    bound, index = statement.bound, statement.statement
     errors, sizes, delta = list(statement.errors), list(statement.sizes), statement.delta
     anytime, previous = statement.anytime, statement.previous
-    n_classes = None if class_counts is None else len(class_counts[index][0])
-    share = bound.share(delta, len(sizes), n_classes)
+    risks = []
+    if statement.risks:
+        risks = beside_error(statement.risks, len(statement.confusions[index]))
+    share = bound.share(delta, len(sizes), len(risks))
     state = bound.anytime_statement if anytime else bound.statement
     values = [state(k, n, share) for k, n in zip(errors, sizes, strict=True)]
     details = {"statement": index, "bounds": tuple(values)}
@@ -301,17 +309,8 @@ def _certify_held_out(statement):
         if previous is not None:
             values[index] = min(values[index], previous.value)
             details["bounds"] = tuple(values)
-    if class_counts is not None:
-        class_errors, class_sizes = class_counts[index]
-        class_bounds = bound.class_statements(class_errors, class_sizes, share, anytime)
-        if anytime and previous is not None:
-            class_bounds = np.minimum(class_bounds, previous.details["class_bounds"])
-        details.update(
-            n_classes=n_classes,
-            class_bounds=tuple(float(b) for b in class_bounds),
-            class_errors=tuple(int(k) for k in class_errors),
-            class_sizes=tuple(int(n) for n in class_sizes),
-        )
+    if risks:
+        details.update(_risk_details(statement, risks, share, values[index]))
     details.update(statement.details)
     certificate = Certificate(
         bound=bound.name,
@@ -331,6 +330,45 @@ def _certify_held_out(statement):
         n_effective_voters=effective_voters(statement.vote_weights),
     )
     return Certified(certificate, None, statement.vote_weights, "plain_vote")
+
+
+def _risk_details(statement, risks, share, value):
+    """The deployed statement's risk statements: each one's bound (the exact binomial
+    inversion of its counts at ``share``, time-uniform on a stream, never above the one
+    reported before), ``risk_bounds`` by name (``"error"``: ``value``; one value per class
+    otherwise, 1.0 for a class the risks do not name) and, with ``"miss_rate"``, the class
+    bounds and counts (``class_bounds``, ``class_errors``, ``class_sizes``)."""
+    from skpacbayes.engine.risks import class_counts
+
+    confusion = np.asarray(statement.confusions[statement.statement])
+    n_classes = confusion.shape[0]
+    counts = [s.counts(confusion) for s in risks]
+    bounds = statement.bound.rate_statements(
+        [k for k, _ in counts], [n for _, n in counts], share, statement.anytime
+    )
+    if statement.anytime and statement.previous is not None:
+        before = statement.previous.details
+        # (a stream of 0.1.0 certified the miss rates only, as "class_bounds")
+        bounds = np.minimum(bounds, before.get("risk_statement_bounds", before.get("class_bounds")))
+    risk_bounds = {"error": float(value)}
+    for s, b in zip(risks, bounds, strict=True):
+        for name, c in s.names:
+            risk_bounds.setdefault(name, [1.0] * n_classes)[c] = float(b)
+    details = {
+        "n_risk_statements": len(risks),
+        "risk_statement_bounds": tuple(float(b) for b in bounds),
+        "risk_bounds": {k: v if k == "error" else tuple(v) for k, v in risk_bounds.items()},
+        "confusion": tuple(tuple(int(x) for x in row) for row in confusion),
+    }
+    if "miss_rate" in risk_bounds:
+        class_errors, class_sizes = class_counts(confusion)
+        details.update(
+            n_classes=n_classes,
+            class_bounds=risk_bounds["miss_rate"],
+            class_errors=tuple(int(k) for k in class_errors),
+            class_sizes=tuple(int(n) for n in class_sizes),
+        )
+    return details
 
 
 def better(certified, candidate):

@@ -145,12 +145,12 @@ def _block_vote_errors(voters, X, y_idx, weights, n_classes, packed, ties):
     return np.stack([errors, sizes])
 
 
-def _block_each_vote_errors(voters, X, y_idx, weights, n_classes, packed, ties):
+def _block_vote_confusions(voters, X, y_idx, weights, n_classes, packed):
     from skpacbayes.engine.passes import VotePasses
 
     rows = _unpack(packed, X.shape[0]).astype(bool, copy=False)
     passes = VotePasses(voters, X, keep_bytes=0)  # the block's votes, read by every vote
-    return passes.class_vote_errors_each(np.asarray(y_idx), weights, n_classes, rows, ties)
+    return passes.vote_confusions(np.asarray(y_idx), weights, n_classes, rows)
 
 
 def _block_rows(voters, X, y_idx, local):
@@ -307,20 +307,20 @@ class DaskVotePasses(TotalVoteErrors):
         errors, sizes = self._compute(_block_vote_errors, y_idx, args)
         return errors.astype(np.int64), sizes.astype(np.int64)
 
-    def class_vote_errors_each(self, y_idx, weights, n_classes, rows, ties="error"):
-        """One pass for every row of ``weights``: the counts of :meth:`class_vote_errors` of
-        each weighted vote, an int64 array of shape ``(len(weights), 2, n_classes)``.
+    def vote_confusions(self, y_idx, weights, n_classes, rows):
+        """One pass for every row of ``weights``: the confusion matrix of what each plain
+        vote predicts, an int64 array of shape ``(len(weights), n_classes, n_classes + 1)``.
 
         Each block's votes are computed once on its worker and read by every vote
-        (:meth:`VotePasses.class_vote_errors_each
-        <skpacbayes.engine.passes.VotePasses.class_vote_errors_each>`).
+        (:meth:`VotePasses.vote_confusions
+        <skpacbayes.engine.passes.VotePasses.vote_confusions>`, added over the blocks).
         """
         weights = np.asarray(weights)
 
         def args(start, stop):
-            return weights, n_classes, _packed_rows(rows[start:stop]), ties
+            return weights, n_classes, _packed_rows(rows[start:stop])
 
-        return self._compute(_block_each_vote_errors, y_idx, args).astype(np.int64)
+        return self._compute(_block_vote_confusions, y_idx, args).astype(np.int64)
 
     def rows(self, indices, y_idx):
         """The votes and labels of the rows ``indices``, in memory (a training sample).

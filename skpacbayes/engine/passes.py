@@ -106,7 +106,10 @@ class VotePasses(TotalVoteErrors):
             return
         kept = [] if self._keep else None
         for start in range(0, self.n_rows, self.chunk_rows):
-            votes = self.voters.votes(_safe_indexing(self.X, slice(start, start + self.chunk_rows)))
+            rows = self.X
+            if start > 0 or self.n_rows > self.chunk_rows:  # (rows as given: a DataFrame)
+                rows = _safe_indexing(self.X, slice(start, start + self.chunk_rows))
+            votes = self.voters.votes(rows)
             if kept is not None:
                 kept.append((start, votes))
             yield start, votes
@@ -129,26 +132,46 @@ class VotePasses(TotalVoteErrors):
         )
         return errors, sizes
 
-    def class_vote_errors_each(self, y_idx, weights, n_classes, rows, ties="error"):
-        """One pass for several weighted votes: the counts of :meth:`class_vote_errors` of each.
+    def vote_confusions(self, y_idx, weights, n_classes, rows):
+        """One pass for several plain votes: the confusion matrix of what each predicts.
 
-        Each vote reads the columns of its voters only (those of nonzero weight), so votes
-        over disjoint blocks of voters (several banks side by side) cost what each alone
-        would.
+        The prediction of a weighted vote is what ``predict`` returns: the first class of
+        largest score (``numpy.argmax``). Each vote reads the columns of its voters only
+        (those of nonzero weight), so votes over disjoint blocks of voters (several banks
+        side by side) cost what each alone would.
 
         Parameters
         ----------
+        y_idx : ndarray of shape (n_rows,)
+            True class indices.
         weights : ndarray of shape (n_votes, n_voters)
             One weighted vote per row.
+        n_classes : int
+        rows : ndarray of bool, shape (n_rows,)
+            The rows counted.
 
         Returns
         -------
-        counts : ndarray of int64, shape (n_votes, 2, n_classes)
-            For each vote, the errors and the rows of each true class on the rows ``rows``.
+        confusions : ndarray of int64, shape (n_votes, n_classes, n_classes + 1)
+            For each vote, the rows of each (true, predicted) cell
+            (:func:`~skpacbayes.engine.risks.confusion_counts`; its last column, no
+            answer, is 0).
         """
-        supports = [np.flatnonzero(w) for w in np.asarray(weights)]
-        votes = [(w[support], support) for w, support in zip(weights, supports, strict=True)]
-        return self._vote_error_counts(y_idx, votes, n_classes, rows, ties)
+        from skpacbayes.engine.risks import confusion_counts
+        from skpacbayes.engine.vote import weighted_vote_scores
+
+        weights = np.asarray(weights)
+        supports = [np.flatnonzero(w) for w in weights]
+        confusions = np.zeros((len(weights), n_classes, n_classes + 1), dtype=np.int64)
+        for start, chunk in self.chunks():
+            stop = start + chunk.shape[0]
+            in_rows = rows[start:stop]
+            y_chunk = y_idx[start:stop][in_rows]
+            for i, (w, support) in enumerate(zip(weights, supports, strict=True)):
+                scores = weighted_vote_scores(chunk[:, support], w[support], n_classes)
+                predicted = np.argmax(scores, axis=1)[in_rows]
+                confusions[i] += confusion_counts(y_chunk, predicted, n_classes)
+        return confusions
 
     def _vote_error_counts(self, y_idx, votes, n_classes, rows, ties):
         """One pass: for each ``(weights, columns)`` of ``votes`` (``columns`` None: every

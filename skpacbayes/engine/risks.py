@@ -31,8 +31,10 @@ import numpy as np
 __all__ = [
     "RISKS",
     "RiskStatement",
+    "beside_error",
     "certified_upper",
     "check_risks",
+    "class_counts",
     "confusion_counts",
     "risk_statements",
 ]
@@ -181,6 +183,29 @@ def risk_statements(risks, n_classes):
     ]
 
 
+def beside_error(risks, n_classes):
+    """The statements of ``risks`` besides the error rate of the answers (which a held-out
+    certificate's own value certifies).
+
+    Parameters
+    ----------
+    risks : sequence of str
+        Names among :data:`RISKS`.
+    n_classes : int
+
+    Returns
+    -------
+    statements : list of RiskStatement
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.risks import beside_error
+    >>> [s.names for s in beside_error(("error", "miss_rate"), 2)]
+    [(('miss_rate', 0),), (('miss_rate', 1),)]
+    """
+    return [s for s in risk_statements(risks, n_classes) if ("error", None) not in s.names]
+
+
 def confusion_counts(y_true, y_pred, n_classes):
     """Row counts per (true class, predicted class) cell, with a last column for no answer.
 
@@ -211,6 +236,29 @@ def confusion_counts(y_true, y_pred, n_classes):
     y_pred = np.where(y_pred < 0, n_classes, y_pred)
     cells = np.bincount(y_true * (n_classes + 1) + y_pred, minlength=n_classes * (n_classes + 1))
     return cells.reshape(n_classes, n_classes + 1)
+
+
+def class_counts(confusion):
+    """The errors and the answered rows of each true class (the counts of its miss rate).
+
+    Parameters
+    ----------
+    confusion : ndarray of int, shape (K, K + 1)
+        From :func:`confusion_counts`.
+
+    Returns
+    -------
+    errors, rows : ndarray of int64, shape (K,)
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.risks import class_counts
+    >>> class_counts([[1, 1, 0], [0, 1, 1]])
+    (array([1, 0]), array([2, 1]))
+    """
+    confusion = np.asarray(confusion, dtype=np.int64)
+    rows = confusion[:, :-1].sum(axis=1)
+    return rows - np.diagonal(confusion), rows
 
 
 def certified_upper(errors, rows, delta):

@@ -64,7 +64,7 @@ class TestSet(Bound):
 
         return binomial_inv_upper(int(n_errors), int(m), delta)
 
-    def share(self, delta, n_statements, n_classes=None):
+    def share(self, delta, n_statements, n_risk_statements=0):
         """Each statement's share of ``delta``.
 
         Parameters
@@ -73,19 +73,19 @@ class TestSet(Bound):
             The confidence parameter.
         n_statements : int
             Number of held-out statements (fractions, halves, ...).
-        n_classes : int or None, default=None
-            With per-class statements, the number of classes ``K``: each held-out
-            statement then holds ``K + 1`` statements (its overall error and each class's).
+        n_risk_statements : int, default=0
+            Number of risk statements each held-out statement holds besides its error rate
+            (``K`` with each class's miss rate): each then holds ``1 + n_risk_statements``.
 
         Returns
         -------
         share : float
-            ``delta / (n_statements (K + 1))`` (``delta / n_statements`` without classes),
-            rounded down so that the shares never sum above ``delta``.
+            ``delta / (n_statements (1 + n_risk_statements))``, rounded down so that the
+            shares never sum above ``delta``.
         """
         from skpacbayes.engine.certificate import equal_share
 
-        per_statement = 1 if n_classes is None else int(n_classes) + 1
+        per_statement = 1 + int(n_risk_statements)
         return equal_share(float(delta), int(n_statements) * per_statement)
 
     def anytime_statement(self, n_errors, m, delta):
@@ -110,38 +110,40 @@ class TestSet(Bound):
 
         return binomial_anytime_upper(int(n_errors), int(m), delta)
 
-    def class_statements(self, class_errors, class_sizes, delta, anytime=False):
-        """The bound of each class's miss rate ``P(h(x) != y | y = k)``.
+    def rate_statements(self, errors, rows, delta, anytime=False):
+        """The bound of each rate of the risk vocabulary: errors among the rows of its event
+        (a class's miss rate, a false-positive or false-discovery rate).
 
         Parameters
         ----------
-        class_errors, class_sizes : array-like of int, shape (n_classes,)
-            Errors on the held-out rows of each true class, and the number of those rows.
+        errors, rows : array-like of int, shape (n_rates,)
+            Each statement's errors on the held-out rows of its denominator, and the number
+            of those rows (:meth:`~skpacbayes.engine.risks.RiskStatement.counts`).
         delta : float
-            Each class statement's share of the confidence parameter.
+            Each statement's share of the confidence parameter.
         anytime : bool, default=False
             The time-uniform bound of a stream (:meth:`anytime_statement`) instead of the
             fixed-size one.
 
         Returns
         -------
-        bounds : ndarray of shape (n_classes,)
-            ``sup{R : P(Bin(n_k, R) <= k_k) >= delta}`` per class, or its time-uniform
-            counterpart (1.0 for a class without held-out rows: nothing is certified for it).
+        bounds : ndarray of shape (n_rates,)
+            ``sup{R : P(Bin(n, R) <= k) >= delta}`` per statement, or its time-uniform
+            counterpart (1.0 for a statement without rows: nothing is certified for it).
         """
         statement = self.anytime_statement if anytime else self.statement
         return np.array(
-            [
-                statement(k, n, delta) if n > 0 else 1.0
-                for k, n in zip(class_errors, class_sizes, strict=True)
-            ],
+            [statement(k, n, delta) if n > 0 else 1.0 for k, n in zip(errors, rows, strict=True)],
             dtype=np.float64,
         )
 
     def recompute(self, certificate, delta):
         i = certificate.details["statement"]
-        # still split over the fit's statements (and classes, with per-class statements)
-        share = self.share(delta, len(certificate.m), certificate.details.get("n_classes"))
+        # still split over the fit's statements (and the risk statements of each)
+        extra = certificate.details.get("n_risk_statements")
+        if extra is None:  # a certificate of 0.1.0: one miss-rate statement per class, if any
+            extra = certificate.details.get("n_classes", 0)
+        share = self.share(delta, len(certificate.m), extra)
         errors, m = certificate.statistics["errors"][i], certificate.m[i]
         if certificate.details.get("anytime"):  # a stream: its bound at the rows read so far
             return self.anytime_statement(errors, m, share)

@@ -531,6 +531,42 @@ class PrefitVoters(MemberVoters):
             voters, members, classes = _expand_list([self.estimators])
         return voters, members, classes, [getattr(inner, "n_features_in_", None)]
 
+    def fingerprint(self):
+        """What changes when a prefit model is refitted or its parameters set: cheap to
+        take, so that a stream can check it at every batch.
+
+        For each model given and, recursively, each estimator it holds (the steps of a
+        pipeline, the members of an ensemble): its type, its parameters and, for each of its
+        fitted attributes (the names ending in ``_``), the identity of the value (a fit
+        assigns new ones; the fingerprint holds the values, so that no new one can take
+        their identity) and, for a NumPy array of at most 100,000 entries, a digest of its
+        bytes (an array edited in place).
+
+        Returns
+        -------
+        fingerprint : ModelFingerprint
+            Equal for two calls on unchanged models (the identities do not survive a pickle).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from skpacbayes.voters import PrefitVoters
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = LogisticRegression(max_iter=500).fit(X, y)
+        >>> bank = PrefitVoters(model)
+        >>> before = bank.fingerprint()
+        >>> before == bank.fingerprint()
+        True
+        >>> _ = model.set_params(C=0.5)
+        >>> before == bank.fingerprint()
+        False
+        """
+        from ._fingerprint import model_fingerprint
+
+        models = self.estimators
+        return model_fingerprint(models if isinstance(models, (list, tuple)) else [models])
+
     def known_classes(self):
         """The sorted labels the prefit classifiers know, without fitting the bank.
 

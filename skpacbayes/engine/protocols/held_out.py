@@ -16,7 +16,8 @@ whose certificate comes out of the certify step complete:
 
 Conditionally on its training rows, the deployed vote is a fixed classifier and its errors on
 the held-out rows are independent Bernoulli draws: the exact binomial tail inversion
-certifies its risk, overall and, with ``per_class``, for each true class.
+certifies its risk, overall and, with ``risks``, the rates of the risk vocabulary
+(:mod:`skpacbayes.engine.risks`) counted on the same rows' confusion matrix.
 """
 
 import time
@@ -74,8 +75,10 @@ class HeldOutSpec:
         The confidence parameter of the whole fit.
     seed : int
         Seed of the rows' draws (:func:`rows_seed`) and of the voters left unseeded.
-    per_class : bool, default=False
-        Also certify each true class's miss rate (:ref:`Proposition 5a <theory-per-class>`).
+    risks : tuple of str, default=()
+        Risks certified beside the error rate of ``predict`` (names of
+        :data:`~skpacbayes.engine.risks.RISKS`; ``("miss_rate",)``: each true class's miss
+        rate, :ref:`Proposition 5a <theory-per-class>`), at the deployed statement.
     n_jobs : int or None, default=None
         ``n_jobs`` of the voters left at None.
     label : str, default="HoldOutBoundClassifier"
@@ -88,7 +91,7 @@ class HeldOutSpec:
     voters: Any
     delta: float
     seed: int
-    per_class: bool = False
+    risks: tuple = ()
     n_jobs: Any = None
     label: str = "HoldOutBoundClassifier"
     verbose: int = 0
@@ -151,8 +154,8 @@ class HeldOutCount:
         The bank's classes among the estimator's.
     held : ndarray of int
         Sorted indices of the held-out rows.
-    class_errors, class_sizes : ndarray of int64, shape (n_classes,)
-        Errors of the plain vote (what ``predict`` returns) and rows, per true class.
+    confusion : ndarray of int64, shape (n_classes, n_classes + 1)
+        Rows per (true, predicted) class of the plain vote (what ``predict`` returns).
     n_train : int
         Rows the voters were grown on.
     details : dict
@@ -162,20 +165,19 @@ class HeldOutCount:
     voters: Any
     codes: np.ndarray
     held: np.ndarray
-    class_errors: np.ndarray
-    class_sizes: np.ndarray
+    confusion: np.ndarray
     n_train: int
     details: dict = field(default_factory=dict)
 
     @property
     def errors(self):
         """Errors on every held-out row."""
-        return int(self.class_errors.sum())
+        return int(self.confusion.sum() - np.trace(self.confusion))
 
     @property
     def size(self):
         """Held-out rows counted."""
-        return int(self.class_sizes.sum())
+        return int(self.confusion.sum())
 
 
 def validation_rows(n_samples, fraction, seed, fold=0):
@@ -399,11 +401,11 @@ def _grows_trees(estimator):
 
 
 def plain_vote_counts(bank, codes, n_classes, X):
-    """``count(voters, rows)``: errors of the plain vote of ``voters`` on the mask ``rows``,
-    and the rows, of each true class (two arrays of shape ``(n_classes,)``).
+    """``count(voters, rows)``: the confusion matrix of the plain vote of ``voters`` on the
+    mask ``rows`` (shape ``(n_classes, n_classes + 1)``).
 
     One pass over ``X`` per call (in memory, the votes are kept between calls): block by
-    block on the workers for a dask array. The errors of exactly what ``predict`` returns:
+    block on the workers for a dask array. The cells of exactly what ``predict`` returns:
     a tie goes to the first class of largest score, as in ``predict``.
 
     Parameters
@@ -434,29 +436,29 @@ def plain_vote_counts(bank, codes, n_classes, X):
         passes = VotePasses(recoded, X)
 
     def count(voters, rows, y_idx):
-        weights = np.zeros(bank.n_voters_)
-        weights[voters] = 1.0
-        return passes.class_vote_errors(y_idx, weights, n_classes, rows, ties="first")
+        weights = np.zeros((1, bank.n_voters_))
+        weights[0, voters] = 1.0
+        return passes.vote_confusions(y_idx, weights, n_classes, rows)[0]
 
     return count
 
 
-def _class_vote_errors(votes, codes, y_idx, n_classes):
-    """Errors of what ``predict`` returns, the plain vote (ties to the first class), votes
-    mapped by ``codes``: the errors and the rows of each true class."""
-    from skpacbayes.engine.vote import vote_errors
+def _vote_confusion(votes, codes, y_idx, n_classes):
+    """The confusion matrix of what ``predict`` returns, the plain vote (ties to the first
+    class), votes mapped by ``codes``."""
+    from skpacbayes.engine.risks import confusion_counts
+    from skpacbayes.engine.vote import weighted_vote_scores
 
-    ones = np.ones(votes.shape[1])
-    wrong = vote_errors(codes[votes], y_idx, ones, n_classes, ties="first")
-    return (
-        np.bincount(y_idx[wrong], minlength=n_classes),
-        np.bincount(y_idx, minlength=n_classes),
-    )
+    scores = weighted_vote_scores(codes[votes], np.ones(votes.shape[1]), n_classes)
+    return confusion_counts(y_idx, np.argmax(scores, axis=1), n_classes)
 
 
 def _share(spec, n_statements, n_classes):
-    """Each held-out statement's share of ``delta`` (and of each class's, per class)."""
-    return spec.bound.share(spec.delta, n_statements, n_classes if spec.per_class else None)
+    """Each held-out statement's share of ``delta`` (and of each of its risk statements)."""
+    from skpacbayes.engine.risks import beside_error
+
+    extra = len(beside_error(spec.risks, n_classes))
+    return spec.bound.share(spec.delta, n_statements, extra)
 
 
 def count_fraction(spec, X, y, y_idx, classes, fraction, fold=0):
@@ -491,8 +493,8 @@ def count_fraction(spec, X, y, y_idx, classes, fraction, fold=0):
     bank = grown_voters(spec.voters, X_train, y[train], spec.seed, spec.n_jobs)
     codes = np.searchsorted(classes, np.asarray(bank.classes_))
     votes = bank.votes(_safe_indexing(X, held))
-    errors, sizes = _class_vote_errors(votes, codes, y_idx[held], classes.size)
-    return HeldOutCount(bank, codes, held, errors, sizes, int(train.size))
+    confusion = _vote_confusion(votes, codes, y_idx[held], classes.size)
+    return HeldOutCount(bank, codes, held, confusion, int(train.size))
 
 
 def certify_count(spec, counted, details):
@@ -519,7 +521,8 @@ def certify_count(spec, counted, details):
             float(spec.delta),
             counted.voters.n_voters_,
             weights,
-            [(counted.class_errors, counted.class_sizes)] if spec.per_class else None,
+            (counted.confusion,),
+            spec.risks,
             details=details,
         )
     )
@@ -557,7 +560,7 @@ def certify_fractions(spec, X, y, y_idx, classes, fractions, fold=0):
         counted = count_fraction(spec, X, y, y_idx, classes, f, fold)
         # the statement's bound, to keep the best vote only (the certify step recomputes it)
         values.append(spec.bound.statement(counted.errors, counted.size, share))
-        counts.append((counted.class_errors, counted.class_sizes))
+        counts.append(counted.confusion)
         spec.report(
             f"fraction {f} (grown on {counted.n_train} rows)",
             counted.errors,
@@ -573,12 +576,13 @@ def certify_fractions(spec, X, y, y_idx, classes, fractions, fold=0):
         HeldOutStatement(
             spec.bound,
             index,
-            tuple(int(e.sum()) for e, _ in counts),
-            tuple(int(s.sum()) for _, s in counts),
+            tuple(int(c.sum() - np.trace(c)) for c in counts),
+            tuple(int(c.sum()) for c in counts),
             float(spec.delta),
             counted.voters.n_voters_,
             weights,
-            counts if spec.per_class else None,
+            tuple(counts),
+            spec.risks,
             details={
                 "validation_fractions": fractions,
                 "training_rows": int(_num_samples(X) - counted.size),
@@ -656,7 +660,7 @@ def certify_halves(spec, X, y, y_idx, classes):
         rows = np.zeros(_num_samples(X), dtype=bool)
         rows[g.samples] = True
         counts.append(count(g.voters, rows, y_idx))
-        k = int(counts[-1][0].sum())
+        k = int(counts[-1].sum() - np.trace(counts[-1]))
         # the statement's bound for the progress line (the certify step computes its own)
         values.append(spec.bound.statement(k, g.samples.size, share))
         spec.report(
@@ -669,12 +673,13 @@ def certify_halves(spec, X, y, y_idx, classes):
         HeldOutStatement(
             spec.bound,
             half,
-            tuple(int(e.sum()) for e, _ in counts),
+            tuple(int(c.sum() - np.trace(c)) for c in counts),
             tuple(int(g.samples.size) for g in groups),
             float(spec.delta),
             int(bank.n_voters_),
             weights,
-            counts if spec.per_class else None,
+            tuple(counts),
+            spec.risks,
             details={"half": half, "bounds_per_half": tuple(values)},
         )
     )
@@ -721,8 +726,8 @@ def certify_sample(spec, X, y, y_idx, classes, train_size):
     codes = np.searchsorted(classes, np.asarray(bank.classes_))
     held = np.ones(n_rows, dtype=bool)
     held[train] = False
-    errors, sizes = plain_vote_counts(bank, codes, classes.size, X)(
+    confusion = plain_vote_counts(bank, codes, classes.size, X)(
         np.arange(bank.n_voters_), held, y_idx
     )
-    counted = HeldOutCount(bank, codes, np.flatnonzero(held), errors, sizes, int(train.size))
+    counted = HeldOutCount(bank, codes, np.flatnonzero(held), confusion, int(train.size))
     return certify_count(spec, counted, {"train_size": int(train.size)})

@@ -174,17 +174,12 @@ class Sample:
         else:
             y_idx = np.searchsorted(classes, self._y[rest])
             passes, rows = VotePasses(bank, self._X[rest]), np.ones(y_idx.size, dtype=bool)
-        outside = passes.class_vote_errors_each(y_idx, weights, n_classes, rows, ties="first")
+        outside = passes.vote_confusions(y_idx, weights, n_classes, rows)
         outside_rows = np.flatnonzero(rest)
         added = []
-        for c, (errors, sizes) in zip(counted, outside, strict=True):
+        for c, confusion in zip(counted, outside, strict=True):
             held = np.union1d(self.rows[c.held], outside_rows)
-            class_sizes = c.class_sizes + sizes
-            details = {"train_size": int(self.rows.size), "held_out_rows": int(class_sizes.sum())}
-            added.append(
-                HeldOutCount(
-                    c.voters, c.codes, held, c.class_errors + errors, class_sizes, c.n_train,
-                    details,
-                )
-            )  # fmt: skip
+            confusion = c.confusion + confusion
+            details = {"train_size": int(self.rows.size), "held_out_rows": int(confusion.sum())}
+            added.append(HeldOutCount(c.voters, c.codes, held, confusion, c.n_train, details))
         return added

@@ -1,7 +1,7 @@
 """The stream protocol: fixed voters certified on the rows of a stream, at every moment.
 
-Each batch adds the errors of the deployed vote (what ``predict`` returns) on its rows, class
-by class, to those of the rows read before; the certificate of the rows read so far is the
+Each batch adds the confusion matrix of the deployed vote (what ``predict`` returns) on its
+rows to that of the rows read before; the certificate of the rows read so far is the
 time-uniform test-set bound (:ref:`Proposition 5b <theory-streaming>`), which holds at every
 number of rows at once, so the smallest value reported along the stream holds too.
 """
@@ -24,24 +24,27 @@ class StreamState:
 
     Attributes
     ----------
-    class_errors, class_sizes : ndarray of int64, shape (n_classes,)
-        Errors of the deployed vote and rows read, per true class.
+    confusion : ndarray of int64, shape (n_classes, n_classes + 1)
+        Rows read per (true, predicted) class of the deployed vote.
     settings : dict
-        The parameters every bound of the stream shares (``voters``, ``delta``,
-        ``per_class``), as the first batch found them.
+        The parameters every bound of the stream shares (``voters``, ``delta``, the risks),
+        as the first batch found them.
     certificate : Certificate
         The certificate of the rows read so far.
+    fingerprint : ModelFingerprint or None
+        :meth:`~skpacbayes.voters.PrefitVoters.fingerprint` of the models at the first
+        batch (taken again when the stream is restored from a pickle).
     """
 
-    class_errors: np.ndarray
-    class_sizes: np.ndarray
+    confusion: np.ndarray
     settings: dict
     certificate: Any
+    fingerprint: Any = None
 
     @property
     def n_samples_seen(self):
         """Rows read so far."""
-        return int(self.class_sizes.sum())
+        return int(self.confusion.sum())
 
 
 def start_stream(voters, X, classes=None):
@@ -78,7 +81,7 @@ def start_stream(voters, X, classes=None):
     return bank.deployed_voters()
 
 
-def update_stream(state, bound, voters, settings, X, y_idx, n_classes):
+def update_stream(state, bound, voters, settings, risks, X, y_idx, n_classes):
     """Add one batch to a stream and certify the rows read so far.
 
     Parameters
@@ -90,7 +93,11 @@ def update_stream(state, bound, voters, settings, X, y_idx, n_classes):
     voters : fitted voter bank
         The deployed voters (every one votes, unweighted).
     settings : dict
-        ``delta``, ``per_class`` and ``voters`` of the estimator; the first batch's are kept.
+        The parameters of the estimator every bound of the stream shares (``delta`` among
+        them); the first batch's are kept.
+    risks : tuple of str
+        Risks certified beside the error rate (names of
+        :data:`~skpacbayes.engine.risks.RISKS`), from the first batch's settings.
     X : {ndarray, sparse matrix, dask array}
         The batch.
     y_idx : ndarray or dask array of int
@@ -112,26 +119,26 @@ def update_stream(state, bound, voters, settings, X, y_idx, n_classes):
         passes = DaskVotePasses(voters, X)
     else:
         passes = VotePasses(voters, X, keep_bytes=0)
-    errors, sizes = passes.class_vote_errors(
-        y_idx, weights, n_classes, np.ones(_num_samples(X), dtype=bool), ties="first"
-    )
+    rows = np.ones(_num_samples(X), dtype=bool)
+    confusion = passes.vote_confusions(y_idx, weights[None], n_classes, rows)[0]
     previous = None
     if state is not None:
-        errors, sizes = errors + state.class_errors, sizes + state.class_sizes
+        confusion = confusion + state.confusion
         previous, settings = state.certificate, state.settings
-    n_seen = int(sizes.sum())
     certified = certify(
         HeldOutStatement(
             bound,
             0,
-            (int(errors.sum()),),
-            (n_seen,),
+            (int(confusion.sum() - np.trace(confusion)),),
+            (int(confusion.sum()),),
             float(settings["delta"]),
             voters.n_voters_,
             weights,
-            [(errors, sizes)] if settings["per_class"] else None,
+            (confusion,),
+            tuple(risks),
             anytime=True,
             previous=previous,
         )
     )
-    return StreamState(errors, sizes, settings, certified.certificate)
+    fingerprint = state.fingerprint if state is not None else settings["voters"].fingerprint()
+    return StreamState(confusion, settings, certified.certificate, fingerprint)
