@@ -236,3 +236,79 @@ def test_a_pickled_stream_goes_on_and_still_checks_its_model(three_classes):
     restored.voters.estimators.fit(X[:300], y[:300])
     with pytest.raises(ValueError, match="changed since the first partial_fit"):
         restored.partial_fit(X[1500:2000], y[1500:2000])
+
+
+def test_each_group_is_certified_at_its_share(three_classes):
+    from sklearn.utils import metadata_routing  # noqa: F401  (the routing API is there)
+
+    model, X, y = three_classes
+    groups = np.array(["north", "south", "west"])[(X[:, 0] > 0).astype(int) + (X[:, 1] > 1)]
+    clf = HoldOutBoundClassifier(voters=PrefitVoters(model), risks=("miss_rate",))
+    clf.fit(X, y, groups=groups)
+    assert clf.groups_.tolist() == ["north", "south", "west"]
+    predicted = model.predict(X)
+    share = equal_share(0.025, 3 * 4)  # half of delta, 3 groups x (error + 3 miss rates)
+    for g, name in enumerate(clf.groups_):
+        rows = groups == name
+        errors = int(np.sum(predicted[rows] != y[rows]))
+        assert clf.group_bounds_["error"][g] == binomial_inv_upper(errors, rows.sum(), share)
+        for c in range(3):
+            of_c = rows & (y == c)
+            missed = int(np.sum(predicted[of_c] != c))
+            expected = binomial_inv_upper(missed, of_c.sum(), share) if of_c.any() else 1.0
+            assert clf.group_bounds_["miss_rate"][g, c] == expected
+    # the statements without groups at delta / 2, recomputed with the same split
+    alone = HoldOutBoundClassifier(voters=PrefitVoters(model), risks=("miss_rate",), delta=0.025)
+    assert clf.bound_ == alone.fit(X, y).bound_ == clf.recompute_bound(0.05)
+    # a new fit without groups drops them
+    assert not hasattr(clf.fit(X, y), "group_bounds_")
+
+
+def test_groups_are_routed_as_metadata_and_refused_where_not_certified(three_classes):
+    import sklearn
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    model, X, y = three_classes
+    groups = (X[:, 0] > 0).astype(int)
+    with sklearn.config_context(enable_metadata_routing=True):
+        inner = HoldOutBoundClassifier(voters=PrefitVoters(model)).set_fit_request(groups=True)
+        pipe = make_pipeline(FunctionTransformer(), inner).fit(X, y, groups=groups)
+    assert pipe[-1].group_bounds_["error"].shape == (2,)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        HoldOutBoundClassifier(voters=PrefitVoters(model)).fit(X, y, groups=groups[:-1])
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(ValueError, match="groups are certified in memory only"):
+        HoldOutBoundClassifier(voters=PrefitVoters(model)).fit(
+            da.from_array(X, chunks=500), da.from_array(y, chunks=500), groups=groups
+        )
+    with pytest.raises(TypeError, match="groups"):
+        HoldOutBoundClassifier(voters=PrefitVoters(model)).partial_fit(X, y, groups=groups)
+
+
+@pytest.mark.slow
+def test_every_group_statement_holds_together():
+    """Proposition 5e: the groups' statements and the others hold at once in at least
+    1 - delta of the repetitions; the groups shift the rates."""
+    rng = np.random.default_rng(4)
+    n, reps, t = 400, 400, 0.55
+    model = Above(t).fit(np.zeros((1, 1)), [0])
+    settings = [(4, 2, 2, 4, 0.3), (3, 2, 2, 3, 0.5)]  # the two groups' laws
+    truth = [_rates(t, *p) for p in settings]
+    fails = 0
+    for _ in range(reps):
+        g = (rng.random(n) < 0.4).astype(int)
+        x, y = np.zeros((n, 1)), np.zeros(n, dtype=int)
+        for k, p in enumerate(settings):
+            xk, yk = _draw(rng, int(np.sum(g == k)), *p)
+            x[g == k], y[g == k] = xk, yk
+        clf = HoldOutBoundClassifier(voters=PrefitVoters(model), risks="all", delta=DELTA_MC)
+        clf.fit(x, y, groups=g)
+        failed = False
+        for k in range(2):
+            failed |= truth[k]["error"] > clf.group_bounds_["error"][k]
+            for r in RISKS[1:]:
+                failed |= bool(np.any(truth[k][r] > clf.group_bounds_[r][k]))
+        fails += failed
+    assert fails <= binom.ppf(0.999, reps, DELTA_MC / 2), fails
+    print("group statements together: failure rate", fails / reps)

@@ -164,6 +164,13 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         ``P(predict(x) != y | y = classes_[k])`` (1.0 for a class without held-out rows);
         their errors and rows are in ``certificate_.details["class_errors"]`` and
         ``["class_sizes"]``.
+    groups_ : ndarray
+        With ``groups`` given to ``fit`` only: the groups, sorted.
+    group_bounds_ : dict
+        With ``groups`` only: for ``"error"``, the certified error of ``predict`` on each
+        group (an array over ``groups_``); for each risk of ``risks``, an array of shape
+        ``(n_groups, n_classes)``. 1.0 where a group has no held-out rows in the
+        denominator.
     risk_bounds_ : dict
         With ``risks`` or ``per_class=True`` only: each certified risk's upper bound, a float
         for ``"error"`` (``bound_``), an array over ``classes_`` otherwise (1.0 for a class
@@ -263,7 +270,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         self.risks = risks
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, **fit_params):
+    def fit(self, X, y, groups=None, **fit_params):
         """Grow the voters on the training rows and certify their plain vote on the rest.
 
         Parameters
@@ -276,6 +283,16 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
             memory). The fraction protocol, which grows the voters on most rows, refuses it.
         y : {array-like, dask array} of shape (n_samples,)
             Class labels (at least two classes).
+        groups : array-like of shape (n_samples,), default=None
+            Each row's group (any labels; in memory): also certify the error and the risks
+            of ``predict`` on each group (``group_bounds_``), for a fairness audit. Half of
+            ``delta`` then goes to the statements without groups (``bound_`` and
+            ``risk_bounds_``), half to the groups' (split evenly over the groups, the
+            error and each risk statement, at every held-out statement), so that every
+            statement holds together with probability at least ``1 - delta``
+            (:ref:`Proposition 5e <theory-holdout-groups>`). Routed as metadata
+            (``set_fit_request(groups=True)``) by meta-estimators when scikit-learn's
+            metadata routing is enabled.
         **fit_params : dict
             Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
             naming the estimator, since the certificate assumes unweighted i.i.d. rows.
@@ -334,6 +351,18 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
             classes = held_out.held_out_classes(self.voters, classes)
             y_idx = np.searchsorted(classes, y)
         spec = self._spec(held_out.rows_seed(self.random_state))
+        for name in ("groups_", "group_bounds_"):  # from an earlier fit
+            self.__dict__.pop(name, None)
+        if groups is not None:
+            if is_dask_input(X, y) or is_dask_input(groups):
+                raise ValueError(
+                    f"{type(self).__name__}.fit: groups are certified in memory only; give "
+                    "NumPy arrays (or certify each group's rows on its own)."
+                )
+            groups = column_or_1d(groups, warn=True)
+            check_consistent_length(y, groups)
+            self.groups_, g_idx = np.unique(groups, return_inverse=True)
+            spec = dataclasses.replace(spec, groups=g_idx, n_groups=self.groups_.size)
         self.classes_ = classes
         if sample:
             result = held_out.certify_sample(spec, X, y, y_idx, classes, self.train_size)
@@ -342,6 +371,9 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         else:
             result = held_out.certify_fractions(spec, X, y, y_idx, classes, fractions)
         self._copy_result(result)
+        if groups is not None:
+            bounds = result.certificate.details["group_bounds"]
+            self.group_bounds_ = {k: np.array(v) for k, v in bounds.items()}
         return self
 
     def _risks(self):

@@ -144,6 +144,11 @@ class HeldOutStatement:
         then split evenly over the ``1 + M`` statements of every held-out statement, ``M``
         the number of distinct risk statements besides the error rate
         (:meth:`~skpacbayes.objectives.TestSet.share`).
+    group_confusions : ndarray or None, default=None
+        The deployed statement's confusion matrix on the held-out rows of each of ``G``
+        groups (shape ``(G, K, K + 1)``): ``delta / 2`` then goes to the statements above
+        and ``delta / 2`` to the ``S G (1 + M)`` statements of the groups (the error and the
+        risks of each group at every held-out statement), Proposition 5e.
     anytime : bool, default=False
         A stream (one statement: the rows read so far): the time-uniform bounds
         (:meth:`~skpacbayes.objectives.TestSet.anytime_statement`), which hold at every
@@ -164,6 +169,7 @@ class HeldOutStatement:
     vote_weights: Any
     confusions: Any = None
     risks: tuple = ()
+    group_confusions: Any = None
     anytime: bool = False
     previous: Any = None
     details: dict = field(default_factory=dict)
@@ -300,7 +306,9 @@ def _certify_held_out(statement):
     risks = []
     if statement.risks:
         risks = beside_error(statement.risks, len(statement.confusions[index]))
-    share = bound.share(delta, len(sizes), len(risks))
+    groups = statement.group_confusions
+    overall = delta if groups is None else delta / 2  # (delta / 2 to the groups)
+    share = bound.share(overall, len(sizes), len(risks))
     state = bound.anytime_statement if anytime else bound.statement
     values = [state(k, n, share) for k, n in zip(errors, sizes, strict=True)]
     details = {"statement": index, "bounds": tuple(values)}
@@ -311,6 +319,8 @@ def _certify_held_out(statement):
             details["bounds"] = tuple(values)
     if risks:
         details.update(_risk_details(statement, risks, share, values[index]))
+    if groups is not None:
+        details.update(_group_details(statement, groups, risks, overall, len(sizes)))
     details.update(statement.details)
     certificate = Certificate(
         bound=bound.name,
@@ -369,6 +379,36 @@ def _risk_details(statement, risks, share, value):
             class_sizes=tuple(int(n) for n in class_sizes),
         )
     return details
+
+
+def _group_details(statement, groups, risks, overall, n_statements):
+    """The error and the risks of each group at the deployed statement, each at ``(delta -
+    overall) / (S G (1 + M))`` (Proposition 5e): ``group_bounds`` by name (``"error"``:
+    one value per group; a risk: one row per group, one value per class), the groups' row
+    counts and shares."""
+    from skpacbayes.engine.certificate import equal_share
+
+    groups = np.asarray(groups)
+    n_groups, n_classes = groups.shape[0], groups.shape[1]
+    share = equal_share(statement.delta - overall, n_statements * n_groups * (1 + len(risks)))
+    errors = [int(c.sum() - np.trace(c)) for c in groups]
+    sizes = [int(c.sum()) for c in groups]
+    bound = statement.bound
+    out = {"error": tuple(float(b) for b in bound.rate_statements(errors, sizes, share))}
+    for s in risks:
+        counts = [s.counts(c) for c in groups]
+        values = bound.rate_statements([k for k, _ in counts], [n for _, n in counts], share)
+        for name, c in s.names:
+            table = out.setdefault(name, [[1.0] * n_classes for _ in range(n_groups)])
+            for g in range(n_groups):
+                table[g][c] = float(values[g])
+    return {
+        "n_groups": n_groups,
+        "group_share": share,
+        "group_sizes": tuple(sizes),
+        "group_errors": tuple(errors),
+        "group_bounds": {k: v if k == "error" else tuple(map(tuple, v)) for k, v in out.items()},
+    }
 
 
 def better(certified, candidate):

@@ -36,6 +36,7 @@ __all__ = [
     "check_risks",
     "class_counts",
     "confusion_counts",
+    "group_confusion_counts",
     "risk_statements",
 ]
 
@@ -259,6 +260,36 @@ def class_counts(confusion):
     confusion = np.asarray(confusion, dtype=np.int64)
     rows = confusion[:, :-1].sum(axis=1)
     return rows - np.diagonal(confusion), rows
+
+
+def group_confusion_counts(y_true, y_pred, groups, n_groups, n_classes):
+    """:func:`confusion_counts` of the rows of each group.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of int, shape (n_rows,)
+        As in :func:`confusion_counts`.
+    groups : array-like of int, shape (n_rows,)
+        Group indices in ``[0, n_groups)``.
+    n_groups, n_classes : int
+
+    Returns
+    -------
+    confusions : ndarray of int64, shape (n_groups, K, K + 1)
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.risks import group_confusion_counts
+    >>> group_confusion_counts([0, 1, 1], [0, 0, 1], [0, 0, 1], 2, 2)[0]
+    array([[1, 0, 0],
+           [1, 0, 0]])
+    """
+    y_true = np.asarray(y_true, dtype=np.int64)
+    y_pred = np.asarray(y_pred, dtype=np.int64)
+    y_pred = np.where(y_pred < 0, n_classes, y_pred)
+    cell = (np.asarray(groups, dtype=np.int64) * n_classes + y_true) * (n_classes + 1) + y_pred
+    counts = np.bincount(cell, minlength=n_groups * n_classes * (n_classes + 1))
+    return counts.reshape(n_groups, n_classes, n_classes + 1)
 
 
 def certified_upper(errors, rows, delta):

@@ -143,6 +143,8 @@ class TestSet(Bound):
         extra = certificate.details.get("n_risk_statements")
         if extra is None:  # a certificate of 0.1.0: one miss-rate statement per class, if any
             extra = certificate.details.get("n_classes", 0)
+        if certificate.details.get("n_groups"):  # delta / 2 went to the groups' statements
+            delta = delta / 2
         share = self.share(delta, len(certificate.m), extra)
         errors, m = certificate.statistics["errors"][i], certificate.m[i]
         if certificate.details.get("anytime"):  # a stream: its bound at the rows read so far

@@ -79,6 +79,12 @@ class HeldOutSpec:
         Risks certified beside the error rate of ``predict`` (names of
         :data:`~skpacbayes.engine.risks.RISKS`; ``("miss_rate",)``: each true class's miss
         rate, :ref:`Proposition 5a <theory-per-class>`), at the deployed statement.
+    groups : ndarray of int or None, default=None
+        Each row's group index in ``[0, n_groups)`` (in memory): also certify the error and
+        the risks of the deployed vote on each group's held-out rows
+        (:ref:`Proposition 5e <theory-holdout-groups>`).
+    n_groups : int, default=0
+        Number of groups (those of every row given).
     n_jobs : int or None, default=None
         ``n_jobs`` of the voters left at None.
     label : str, default="HoldOutBoundClassifier"
@@ -92,6 +98,8 @@ class HeldOutSpec:
     delta: float
     seed: int
     risks: tuple = ()
+    groups: Any = None
+    n_groups: int = 0
     n_jobs: Any = None
     label: str = "HoldOutBoundClassifier"
     verbose: int = 0
@@ -497,7 +505,22 @@ def count_fraction(spec, X, y, y_idx, classes, fraction, fold=0):
     return HeldOutCount(bank, codes, held, confusion, int(train.size))
 
 
-def certify_count(spec, counted, details):
+def _group_confusions(spec, bank, codes, weights, X, rows, y_idx, n_classes):
+    """The deployed vote's confusion matrix on the held-out ``rows`` (indices) of each group
+    (None without groups): one more pass over those rows, in memory."""
+    if spec.groups is None:
+        return None
+    from skpacbayes.engine.risks import group_confusion_counts
+    from skpacbayes.engine.vote import weighted_vote_scores
+
+    votes = bank.votes(_safe_indexing(X, rows))
+    predicted = np.argmax(weighted_vote_scores(codes[votes], weights, n_classes), axis=1)
+    return group_confusion_counts(
+        y_idx[rows], predicted, spec.groups[rows], spec.n_groups, n_classes
+    )
+
+
+def certify_count(spec, counted, details, group_confusions=None):
     """The certificate of one counted vote at ``spec.delta`` (one statement).
 
     Parameters
@@ -506,6 +529,8 @@ def certify_count(spec, counted, details):
     counted : HeldOutCount
     details : dict
         Recorded in the certificate.
+    group_confusions : ndarray or None, default=None
+        The vote's confusion matrix on the held-out rows of each group.
 
     Returns
     -------
@@ -523,6 +548,7 @@ def certify_count(spec, counted, details):
             weights,
             (counted.confusion,),
             spec.risks,
+            group_confusions,
             details=details,
         )
     )
@@ -572,6 +598,9 @@ def certify_fractions(spec, X, y, y_idx, classes, fractions, fold=0):
             best = (len(values) - 1, counted)
     index, counted = best
     weights = np.ones(counted.voters.n_voters_)
+    by_group = _group_confusions(
+        spec, counted.voters, counted.codes, weights, X, counted.held, y_idx, classes.size
+    )
     certified = certify(
         HeldOutStatement(
             spec.bound,
@@ -583,6 +612,7 @@ def certify_fractions(spec, X, y, y_idx, classes, fractions, fold=0):
             weights,
             tuple(counts),
             spec.risks,
+            by_group,
             details={
                 "validation_fractions": fractions,
                 "training_rows": int(_num_samples(X) - counted.size),
@@ -669,6 +699,8 @@ def certify_halves(spec, X, y, y_idx, classes):
     half = int(np.argmin(values))
     weights = np.zeros(bank.n_voters_)
     weights[groups[half].voters] = 1.0
+    by_group = _group_confusions(spec, bank, codes, weights, X, groups[half].samples, y_idx,
+                                 classes.size)  # fmt: skip
     certified = certify(
         HeldOutStatement(
             spec.bound,
@@ -680,6 +712,7 @@ def certify_halves(spec, X, y, y_idx, classes):
             weights,
             tuple(counts),
             spec.risks,
+            by_group,
             details={"half": half, "bounds_per_half": tuple(values)},
         )
     )
@@ -730,4 +763,7 @@ def certify_sample(spec, X, y, y_idx, classes, train_size):
         np.arange(bank.n_voters_), held, y_idx
     )
     counted = HeldOutCount(bank, codes, np.flatnonzero(held), confusion, int(train.size))
-    return certify_count(spec, counted, {"train_size": int(train.size)})
+    by_group = _group_confusions(
+        spec, bank, codes, np.ones(bank.n_voters_), X, counted.held, y_idx, classes.size
+    )
+    return certify_count(spec, counted, {"train_size": int(train.size)}, by_group)
