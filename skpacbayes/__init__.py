@@ -19,6 +19,7 @@ from skpacbayes.classifiers import (  # noqa: E402
     OccamBoundClassifier,
     PartitionBoundClassifier,
     SecondOrderBoundClassifier,
+    SingleVoterWarning,
     VCDimBoundClassifier,
 )
 from skpacbayes.decisions import (  # noqa: E402
@@ -40,6 +41,7 @@ __all__ = [
     "OccamBoundClassifier",
     "PartitionBoundClassifier",
     "SecondOrderBoundClassifier",
+    "SingleVoterWarning",
     "VCDimBoundClassifier",
     "__version__",
 ]

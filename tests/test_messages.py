@@ -157,3 +157,24 @@ def test_a_package_warning_no_test_expects_fails_the_test():
             warnings.warn_explicit("x", category, "f.py", 1, module="users_script")
     with pytest.warns(UserWarning):  # another library's warning: not the package's to fail
         warnings.warn_explicit("x", UserWarning, "f.py", 1, module="sklearn.base")
+
+
+def test_a_single_voter_vote_says_so_and_occam_does_not():
+    """Issue 57 item 3: one effective voter among many gets a SingleVoterWarning naming the
+    estimators that certify a genuine vote, at the user's line; Occam's razor stays silent."""
+    import warnings
+
+    from sklearn.datasets import load_breast_cancer
+
+    from skpacbayes import OccamBoundClassifier, PartitionBoundClassifier, SingleVoterWarning
+
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.warns(SingleVoterWarning, match="1 effective voter among 600") as caught:
+        clf = PartitionBoundClassifier(random_state=0).fit(X, y)
+    assert clf.certificate_.n_effective_voters == 1
+    assert "CertifiedVoteClassifier()" in str(caught[0].message)
+    assert "PrefitVoters(model)" in str(caught[0].message)
+    assert caught[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SingleVoterWarning)
+        assert OccamBoundClassifier(random_state=0).fit(X, y).certificate_.n_effective_voters == 1

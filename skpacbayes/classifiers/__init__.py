@@ -22,7 +22,7 @@ theory page of the documentation.
 
 from skpacbayes.engine.certificate import Certificate, effective_voters
 
-from ._base import MajorityVoteClassifier
+from ._base import MajorityVoteClassifier, SingleVoterWarning
 from ._binomial import BinomialBoundClassifier
 from ._cbound import CBoundClassifier
 from ._certified_vote import CertifiedVoteClassifier
@@ -49,6 +49,7 @@ __all__ = [
     "OccamBoundClassifier",
     "PartitionBoundClassifier",
     "SecondOrderBoundClassifier",
+    "SingleVoterWarning",
     "VCDimBoundClassifier",
     "effective_voters",
 ]

@@ -1,5 +1,6 @@
 """The base of the bound classifiers: ``MajorityVoteClassifier`` and what they share."""
 
+import warnings
 from numbers import Real
 from typing import ClassVar
 
@@ -35,7 +36,7 @@ from skpacbayes.engine.vote import weighted_vote_scores
 from skpacbayes.objectives import BOUNDS, bound_class
 from skpacbayes.voters._base import DocLinkMixin, resolve_voters
 
-__all__ = ["MajorityVoteClassifier", "validate_training_data"]
+__all__ = ["SingleVoterWarning", "MajorityVoteClassifier", "validate_training_data"]
 
 # the concrete estimators, named by the error of the abstract base's fit
 _NAMED_ESTIMATORS = (
@@ -108,6 +109,32 @@ class _VotersParamsMixin:
                 f"set or search {nested[0]}=... (for instance in a GridSearchCV grid)."
             )
         return super().set_params(**params)
+
+
+class SingleVoterWarning(UserWarning):
+    """The certified vote of a PAC-Bayes estimator is a single voter among many.
+
+    Raised at the end of ``fit`` when the deployed vote has one effective voter
+    (``certificate_.n_effective_voters == 1``) among several: its bound certifies one stump
+    or one tree, usually far from the accuracy of a vote.
+    :class:`~skpacbayes.HoldOutBoundClassifier` and
+    :class:`~skpacbayes.CertifiedVoteClassifier` certify a genuine vote (a forest, a model
+    you have). :class:`~skpacbayes.OccamBoundClassifier`, which certifies one voter on
+    purpose, never raises it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skpacbayes import PartitionBoundClassifier, SingleVoterWarning
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     clf = PartitionBoundClassifier(random_state=0).fit(X, y)
+    >>> clf.certificate_.n_effective_voters, any(
+    ...     issubclass(w.category, SingleVoterWarning) for w in caught)
+    (1, True)
+    """
 
 
 class MajorityVoteClassifier(
@@ -432,7 +459,26 @@ class MajorityVoteClassifier(
         # and certifies the fit
         spec = self._fit_spec(self.classes_.shape[0])
         self._copy_fit(fit_posterior(spec, voters, X, y_idx, torch_seed), voters)
+        self._warn_single_voter()
         return self
+
+    #: whether one effective voter among many is worth a warning (not for Occam's razor)
+    _warns_single_voter: ClassVar[bool] = True
+
+    def _warn_single_voter(self):
+        """:class:`SingleVoterWarning` when the deployed vote has one effective voter among
+        several."""
+        certificate = self.certificate_
+        if self._warns_single_voter and certificate.n_voters > 1 == certificate.n_effective_voters:
+            warnings.warn(
+                f"{type(self).__name__}: the certified vote has 1 effective voter among "
+                f"{certificate.n_voters} (certificate_.n_effective_voters): bound_ = "
+                f"{self.bound_:.4f} certifies a single voter. To certify a genuine vote, "
+                "use CertifiedVoteClassifier(), or HoldOutBoundClassifier(voters=PrefitVoters"
+                "(model)) for a model you have.",
+                SingleVoterWarning,
+                stacklevel=4,
+            )
 
     def _copy_fit(self, fitted, voters):
         """The engine's :class:`~skpacbayes.engine.spec.FitResult` on ``voters``, onto this

@@ -57,4 +57,6 @@ class OccamBoundClassifier(MajorityVoteClassifier):
     1
     """
 
+    _warns_single_voter = False  # one voter on purpose
+
     _bound_class = Occam
