@@ -56,31 +56,34 @@ def _has_fixed_voters(estimator):
 
 
 class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
-    """Plain vote of an ensemble, certified on rows it never saw (test-set bound).
+    """Certify a model you have, or a vote grown here, on rows it never saw (test-set bound).
 
-    **Fraction protocol** (``validation_fraction`` a float or a sequence of ``K``
-    floats): for each fraction ``f``, ``n_f = ceil(f m)`` rows are held out
-    (drawn from the seed and ``m`` alone, see :func:`validation_rows`), the
-    voters are grown on the other rows, and their unweighted vote ``h_f`` is
-    certified on the held-out rows: with probability at least ``1 - delta / K``,
-    ``R(h_f) <= binomial_inv_upper(k_f, n_f, delta / K)`` (the largest ``r`` with
-    ``P(Bin(n_f, r) <= k_f) >= delta / K``), ``k_f`` the errors of ``h_f`` on them,
-    the errors of exactly what ``predict`` returns (a tie goes to the first class, as in
-    ``predict``). The fraction with the smallest bound
-    is deployed. **Halves protocol** (``validation_fraction=None``): a split bank
-    brings its own halves; the plain vote of one half's voters is certified on
-    the other half, at ``delta / 2`` each, and the tighter half is deployed. For
-    a bank that is not split (e.g. stumps) the vote of the whole bank is
-    certified on the whole sample (valid when the bank does not depend on it).
-    **A model you fitted**: with ``voters=PrefitVoters(model)`` (any fitted scikit-learn
-    classifier, fitted on other rows) the deployed classifier is the model's own
-    ``predict`` and ``bound_`` certifies it on every row given to ``fit``; with
-    ``PrefitVoters([model_1, model_2, ...])``, their plain vote (ties to the first class).
-    By default (``"auto"``) a voter bank keeps its own rule (halves or every
-    row) and anything else is grown on part of the rows. **Sample protocol**
-    (``train_size=n``): the voters are grown on ``n`` rows drawn from the seed and
-    the number of rows alone (:func:`training_rows`) and certified on every other row,
-    at ``delta``; with a dask array ``X`` only those ``n`` rows are held in memory.
+    **Certify a model you have**: ``HoldOutBoundClassifier(voters=PrefitVoters(model))``
+    with any fitted scikit-learn classifier (a pipeline on a DataFrame included), fitted on
+    other rows. The deployed classifier is the model's own ``predict``, and ``bound_``
+    certifies its error rate on every row given to ``fit``: with probability at least
+    ``1 - delta``, ``R(h) <= binomial_inv_upper(k, n, delta)`` (the largest ``r`` with
+    ``P(Bin(n, r) <= k) >= delta``, ``k`` the errors of ``predict`` on the ``n`` rows).
+    ``predict_proba`` and ``decision_function`` are the model's; ``risks`` certifies other
+    rates (miss, false-positive, false-discovery), ``groups`` each group's, and
+    :meth:`partial_fit` a stream. ``PrefitVoters([model_1, model_2, ...])`` certifies their
+    plain vote (ties to the first class).
+
+    The other protocols grow the voters here (:ref:`hold-out-protocols`):
+
+    - **Fraction protocol** (``validation_fraction`` a float or a sequence of ``K``
+      floats, the default for a scikit-learn classifier or ``voters=None``): for each
+      fraction ``f``, ``ceil(f m)`` rows are held out (drawn from the seed and ``m`` alone,
+      :func:`validation_rows`), the voters grown on the others and their unweighted vote
+      certified on the held-out rows at ``delta / K``, counting the errors of exactly what
+      ``predict`` returns; the fraction of smallest bound is deployed.
+    - **Halves protocol** (``validation_fraction=None``, the default for a voter bank): a
+      split bank brings its own halves, the vote of one half certified on the other at
+      ``delta / 2`` each, the tighter deployed; a bank that is not split (stumps) is
+      certified on the whole sample (valid when the bank does not depend on it).
+    - **Sample protocol** (``train_size=n``): the voters are grown on ``n`` rows drawn from
+      the seed and the number of rows alone (:func:`training_rows`) and certified on every
+      other row at ``delta``; with a dask array ``X`` only those ``n`` rows are in memory.
 
     Parameters
     ----------
