@@ -549,17 +549,13 @@ class PrefitVoters(MemberVoters):
 
         Examples
         --------
-        >>> from sklearn.datasets import load_iris
-        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.tree import DecisionTreeClassifier
         >>> from skpacbayes.voters import PrefitVoters
-        >>> X, y = load_iris(return_X_y=True)
-        >>> model = LogisticRegression(max_iter=500).fit(X, y)
-        >>> bank = PrefitVoters(model)
-        >>> before = bank.fingerprint()
-        >>> before == bank.fingerprint()
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0]], [0, 1])
+        >>> taken = PrefitVoters(tree).fingerprint()
+        >>> taken == PrefitVoters(tree).fingerprint()
         True
-        >>> _ = model.set_params(C=0.5)
-        >>> before == bank.fingerprint()
+        >>> taken == PrefitVoters(tree.fit([[0.0], [2.0]], [0, 1])).fingerprint()  # refitted
         False
         """
         from ._fingerprint import model_fingerprint
