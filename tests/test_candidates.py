@@ -24,6 +24,17 @@ def binary():
     return make_classification(n_samples=800, n_features=8, flip_y=0.05, random_state=0)
 
 
+def _alone(voters, candidate, X, y):
+    """The candidate fitted on its own: the hold-out of its fraction and fold, at its share."""
+    return _FoldHoldOut(
+        voters=voters,
+        validation_fraction=candidate["validation_fraction"],
+        fold=candidate["fold"],
+        delta=candidate["delta"],
+        random_state=0,
+    ).fit(X, y)
+
+
 def _kinds(clf):
     return [(c["kind"], c["validation_fraction"], c["fold"]) for c in clf.candidates_]
 
@@ -43,13 +54,7 @@ def test_default_candidates_add_boosting_on_binary_tasks_of_enough_rows(binary):
     )
     # every boosting candidate is a test-set bound of one model grown outside its fold
     for c in clf.candidates_[4:6]:
-        alone = _FoldHoldOut(
-            voters=HistGradientBoostingClassifier(),
-            validation_fraction=c["validation_fraction"],
-            fold=c["fold"],
-            delta=c["delta"],
-            random_state=0,
-        ).fit(X, y)
+        alone = _alone(HistGradientBoostingClassifier(), c, X, y)
         assert c["bound"] == alone.bound_
         assert c["estimated_error"] == alone.certificate_.train_error
         assert alone.voters_.n_voters_ == 1  # one voter: its trees are never taken apart
@@ -121,13 +126,7 @@ def test_a_user_candidate_list_is_one_call(binary):
     assert {c["kind"] for c in clf.candidates_} == {"holdout"}  # no stump, no out-of-bag
     assert [c["delta"] for c in clf.candidates_] == pytest.approx([clf.delta / 6] * 6)
     best = clf.best_candidate_
-    alone = _FoldHoldOut(
-        voters=models[0] if best["model"] == hgb else models[1][0],
-        validation_fraction=best["validation_fraction"],
-        fold=best["fold"],
-        delta=best["delta"],
-        random_state=0,
-    ).fit(X, y)
+    alone = _alone(models[0] if best["model"] == hgb else models[1][0], best, X, y)
     assert clf.bound_ == alone.bound_
     assert np.array_equal(clf.predict(X), alone.predict(X))
     assert models[0].get_params()["max_iter"] == 20 and not hasattr(models[0], "n_iter_")

@@ -345,13 +345,16 @@ default="tightest_bound"
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.ensemble import HistGradientBoostingClassifier
     >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> models = [HistGradientBoostingClassifier(), (LogisticRegression(max_iter=5000), 0.5)]
+    >>> linear = make_pipeline(StandardScaler(), LogisticRegression())
+    >>> models = [HistGradientBoostingClassifier(), (linear, 0.5)]
     >>> clf = CertifiedVoteClassifier(candidates=models, n_folds=1, random_state=0).fit(X, y)
     >>> [(c["model"], c["validation_fraction"]) for c in clf.candidates_]
     ... # doctest: +NORMALIZE_WHITESPACE
     [('HistGradientBoostingClassifier', 0.2), ('HistGradientBoostingClassifier', 0.5),
-     ('LogisticRegression', 0.5)]
+     ('Pipeline', 0.5)]
     >>> bool(clf.bound_ < 0.15)
     True
     """
