@@ -1,4 +1,5 @@
-"""CertifiedVoteClassifier() against HoldOutBoundClassifier() and RF(200), CPU time side by side.
+"""CertifiedVoteClassifier() against HoldOutBoundClassifier(), RF(200) and gradient boosting, CPU
+time side by side.
 
 Usage::
 
@@ -12,16 +13,19 @@ For every data set and seed: the data set capped at ``--max-rows`` rows by a str
 seeded by the seed when it is larger (phishing, pendigits, adult, mnist and fashion_mnist
 by default, of 11055, 10992, 32561, 70000 and 70000 rows: the full sizes would take hours on
 two cores), then a stratified 80/20 split with
-``random_state=seed``; on the training part, ``CertifiedVoteClassifier(random_state=seed)``
-and ``HoldOutBoundClassifier(random_state=seed)`` with their defaults (delta 0.05), and
-``RandomForestClassifier(200, random_state=seed)`` grown on the whole training part (no
-certificate), each timed by ``time.process_time()`` (the CPU seconds of the process, all
-threads). Printed: per data set, the mean ± standard deviation over the seeds of each
-estimator's certified bound and test error (percent), the median CPU seconds and the median
-ratio of CertifiedVote's CPU time to the forest's on the same rows; then the means over the
-data sets. ``--before`` merges the rows of a second invocation (``--estimators certified
-forest``, run with ``PYTHONPATH`` at an earlier commit, e.g. a ``git worktree``) as the
-"before" columns. A run resumes where ``--out`` stops.
+``random_state=seed``; on the training part, ``CertifiedVoteClassifier(random_state=seed)``,
+``CertifiedVoteClassifier(selection="most_accurate", random_state=seed)`` and
+``HoldOutBoundClassifier(random_state=seed)`` with their defaults (delta 0.05), and
+``RandomForestClassifier(200, random_state=seed)`` and
+``HistGradientBoostingClassifier(random_state=seed)`` grown on the whole training part (no
+certificate: test error only), each timed by ``time.process_time()`` (the CPU seconds of the
+process, all threads). Printed: per data set, the mean ± standard deviation over the seeds of
+each estimator's certified bound and test error (percent), the median CPU seconds and the
+median ratio of each estimator's CPU time to the forest's on the same rows; then the means
+over the data sets, with the mean bound minus the forest's test error. ``--before`` merges
+the rows of a second invocation (``--estimators certified forest``, run at an earlier commit,
+e.g. a ``git worktree`` on the import path) as the "before" columns. A run resumes where
+``--out`` stops.
 """
 
 import argparse
@@ -57,12 +61,12 @@ def _timed_fit(est, X, y):
     return time.process_time() - start
 
 
-ESTIMATORS = ("certified", "holdout", "forest")
+ESTIMATORS = ("certified", "accurate", "holdout", "forest", "boosting")
 
 
 def run_one(name, data_home, seed, max_rows, estimators=ESTIMATORS):
     """One data set and seed: the certified estimators and the uncertified forest."""
-    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 
     from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
     from skpacbayes.engine.protocols.candidates import describe
@@ -70,8 +74,10 @@ def run_one(name, data_home, seed, max_rows, estimators=ESTIMATORS):
     X_tr, X_te, y_tr, y_te, capped = load_split(name, data_home, seed, max_rows)
     made = {
         "certified": lambda: CertifiedVoteClassifier(random_state=seed),
+        "accurate": lambda: CertifiedVoteClassifier(selection="most_accurate", random_state=seed),
         "holdout": lambda: HoldOutBoundClassifier(random_state=seed),
         "forest": lambda: RandomForestClassifier(n_estimators=200, random_state=seed),
+        "boosting": lambda: HistGradientBoostingClassifier(random_state=seed),
     }
     row = {"dataset": name, "seed": seed, "capped": capped, "n_train": int(len(y_tr))}
     for key in estimators:
@@ -82,7 +88,7 @@ def run_one(name, data_home, seed, max_rows, estimators=ESTIMATORS):
             "test_error": float(np.mean(est.predict(X_te) != y_te)),
             "cpu_s": seconds,
         }
-        if key == "certified":
+        if key in ("certified", "accurate"):
             row[key]["deployed"] = describe(est.best_candidate_)
             row[key]["candidates"] = est.candidates_
         elif key == "holdout":
@@ -100,15 +106,18 @@ HEADER = [
     "rows (train)",
     "Certified bound",
     "before",
+    "most_accurate bound",
     "HoldOut bound",
     "Certified test",
     "before",
+    "most_accurate test",
     "HoldOut test",
     "RF(200) test",
+    "HGB test",
     "CPU s RF(200)",
     "CPU Certified / RF",
     "before",
-    "CPU HoldOut / RF",
+    "CPU HGB / RF",
     "Certified deployed",
 ]
 
@@ -116,18 +125,39 @@ HEADER = [
 def warm_up():
     """One fit of each estimator on a few rows: imports and first calls stay out of the timings."""
     from sklearn.datasets import load_iris
-    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 
     from skpacbayes import CertifiedVoteClassifier, HoldOutBoundClassifier
 
     X, y = load_iris(return_X_y=True)
-    for est in (CertifiedVoteClassifier, HoldOutBoundClassifier, RandomForestClassifier):
+    for est in (
+        CertifiedVoteClassifier,
+        HoldOutBoundClassifier,
+        RandomForestClassifier,
+        HistGradientBoostingClassifier,
+    ):
         est(random_state=0).fit(X, y).predict(X)
 
 
 def _ratio(sel, key):
     """Median over the seeds of ``key``'s CPU seconds over the forest's on the same rows."""
     return float(np.median([r[key]["cpu_s"] / r["forest"]["cpu_s"] for r in sel]))
+
+
+#: the columns of the means over the data sets: (estimator, measure), "before" for the
+#: earlier commit's CertifiedVote
+_MEANS = (
+    ("certified", "bound"),
+    ("before", "bound"),
+    ("accurate", "bound"),
+    ("holdout", "bound"),
+    ("certified", "test_error"),
+    ("before", "test_error"),
+    ("accurate", "test_error"),
+    ("holdout", "test_error"),
+    ("forest", "test_error"),
+    ("boosting", "test_error"),
+)
 
 
 def table(rows, rst=None, before=()):
@@ -139,60 +169,43 @@ def table(rows, rst=None, before=()):
     cells_all, means = [], []
     for name in dict.fromkeys(r["dataset"] for r in rows):
         sel = [r for r in rows if r["dataset"] == name]
-        keys = [(r["dataset"], r["seed"]) for r in sel]
-        old = [earlier[k] for k in keys if k in earlier]
-        col = {
-            (k, m): [r[k][m] for r in sel]
-            for k in ("certified", "holdout", "forest")
-            for m in ("bound", "test_error")
-        }
-        ob = [r["certified"]["bound"] for r in old]
-        ot = [r["certified"]["test_error"] for r in old]
-        means.append(
-            [
-                100 * np.mean(col["certified", "bound"]),
-                100 * np.mean(ob) if old else np.nan,
-                100 * np.mean(col["holdout", "bound"]),
-                100 * np.mean(col["certified", "test_error"]),
-                100 * np.mean(ot) if old else np.nan,
-                100 * np.mean(col["holdout", "test_error"]),
-                100 * np.mean(col["forest", "test_error"]),
-                _ratio(sel, "certified"),
-                _ratio(old, "certified") if old else np.nan,
-                _ratio(sel, "holdout"),
-            ]
-        )
+        old = [earlier[k] for k in ((r["dataset"], r["seed"]) for r in sel) if k in earlier]
+        col = {}
+        for key, measure in _MEANS:
+            source = [r["certified"] for r in old] if key == "before" else [r[key] for r in sel]
+            col[key, measure] = [c[measure] for c in source]
+        ratios = [
+            _ratio(sel, "certified"),
+            _ratio(old, "certified") if old else np.nan,
+            _ratio(sel, "boosting"),
+        ]
+        means.append([100 * np.mean(v) if v else np.nan for v in col.values()] + ratios)
         deployed = ", ".join(r["certified"]["deployed"].replace("hold-out ", "") for r in sel)
         rows_cell = f"{sel[0]['n_train']}" + (" (capped)" if sel[0]["capped"] else "")
         cells_all.append(
             [
                 f"{name} ({len(sel)} seeds)",
                 rows_cell,
-                _stat(col["certified", "bound"]),
-                _stat(ob) if old else "",
-                _stat(col["holdout", "bound"]),
-                _stat(col["certified", "test_error"]),
-                _stat(ot) if old else "",
-                _stat(col["holdout", "test_error"]),
-                _stat(col["forest", "test_error"]),
+                *(_stat(v) if v else "" for v in col.values()),
                 f"{np.median([r['forest']['cpu_s'] for r in sel]):.2f}",
-                f"{means[-1][7]:.2f}",
-                f"{means[-1][8]:.2f}" if old else "",
-                f"{means[-1][9]:.2f}",
+                *(f"{x:.2f}" if np.isfinite(x) else "" for x in ratios),
                 deployed,
             ]
         )
     d = np.array(means)
+    m = np.nanmean(d, axis=0)
     summary = (
-        f"Mean over {len(d)} data sets: bound {d[:, 0].mean():.2f} (Certified) vs "
-        f"{np.nanmean(d[:, 1]) if before else np.nan:.2f} (Certified before) vs "
-        f"{d[:, 2].mean():.2f} (HoldOut); test error {d[:, 3].mean():.2f} vs "
-        f"{np.nanmean(d[:, 4]) if before else np.nan:.2f} vs {d[:, 5].mean():.2f}; "
-        f"RandomForestClassifier(200) on all the training rows: {d[:, 6].mean():.2f}. CPU time "
-        f"over RF(200)'s (median over the data sets of the per-data-set medians): Certified "
-        f"{np.median(d[:, 7]):.2f} (mean {d[:, 7].mean():.2f}, max {d[:, 7].max():.2f}), "
-        f"before {np.nanmedian(d[:, 8]) if before else np.nan:.2f} (mean "
-        f"{np.nanmean(d[:, 8]) if before else np.nan:.2f}), HoldOut {np.median(d[:, 9]):.2f}"
+        f"Mean over {len(d)} data sets: bound {m[0]:.2f} (Certified) vs {m[1]:.2f} (before) vs "
+        f"{m[2]:.2f} (most_accurate) vs {m[3]:.2f} (HoldOut); test error {m[4]:.2f} vs "
+        f"{m[5]:.2f} vs {m[6]:.2f} vs {m[7]:.2f}; on all the training rows "
+        f"RandomForestClassifier(200) {m[8]:.2f}, HistGradientBoostingClassifier {m[9]:.2f}. "
+        f"Bound minus RF(200)'s test error: {m[0] - m[8]:.2f} (before {m[1] - m[8]:.2f}, "
+        f"most_accurate {m[2] - m[8]:.2f}); test minus RF's: {m[4] - m[8]:+.2f} (before "
+        f"{m[5] - m[8]:+.2f}, most_accurate {m[6] - m[8]:+.2f}). CPU time over RF(200)'s "
+        f"(median over the data sets of the per-data-set medians): Certified "
+        f"{np.median(d[:, 10]):.2f} (mean {d[:, 10].mean():.2f}, max {d[:, 10].max():.2f}), "
+        f"before {np.nanmedian(d[:, 11]) if before else np.nan:.2f}, "
+        f"HGB {np.median(d[:, 12]):.2f}"
     )
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     lines += ["| " + " | ".join(c) + " |" for c in cells_all]

@@ -167,7 +167,7 @@ def test_html_repr_has_no_link_where_no_docs_are_built(monkeypatch, tmp_path):
 def test_certified_vote_sizes_its_default_forests_to_the_rows_and_fraction():
     """Below 128 rows one tree per four rows; from 128 on, 140 (fraction below 0.5) or 40 trees,
     the first trees of the forest HoldOut grows on the same rows."""
-    from skpacbayes.engine.protocols.candidates import SMALL_SAMPLE, default_forest_trees
+    from skpacbayes.engine.protocols.default_candidates import SMALL_SAMPLE, default_forest_trees
 
     for m, f in ((60, 0.5), (SMALL_SAMPLE, 0.2), (SMALL_SAMPLE, 0.5)):
         X, y = _data(m)

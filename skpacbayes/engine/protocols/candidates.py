@@ -4,10 +4,11 @@ rule that deploys one (:ref:`theory-selection`).
 Candidate ``c`` states ``R(h_c) <= B_c`` with probability at least ``1 - delta_c``; by the
 union bound all the statements hold together with probability at least ``1 - sum_c
 delta_c``, so the deployed pair ``(h, B)`` keeps its certificate whichever rule chose it.
-What is fixed here before any row is read: the default forests (sized by the number of rows
-and the validation fraction alone), the weight of each candidate in the split of ``delta``,
-the rounding of the shares; what reads a fitted candidate: the estimate of its error and the
-selection rule.
+What is fixed here before any row is read: the candidate list (the defaults of
+:mod:`~skpacbayes.engine.protocols.default_candidates`, sized and weighed by the numbers of rows
+and classes alone, or the user's models), the weight of each candidate in the split of
+``delta``, the rounding of the shares; what reads a fitted candidate: the estimate of its
+error and the selection rule. A candidate that cannot be fitted drops out with its reason.
 """
 
 import time
@@ -21,33 +22,30 @@ from sklearn.utils.parallel import delayed
 
 from skpacbayes.engine.certificate import shares_within
 from skpacbayes.engine.parallel import as_completed
-from skpacbayes.engine.protocols.held_out import (
-    DEFAULT_N_ESTIMATORS,
-    certify_count,
-    certify_fractions,
-    count_fraction,
+from skpacbayes.engine.protocols.default_candidates import (
+    BOOSTING_FRACTION,
+    candidate_weight,
+    default_boosting,
+    default_forest,
+    default_forest_trees,
+    default_n_estimators,
+    default_weight,
 )
+from skpacbayes.engine.protocols.held_out import certify_count, count_fraction
 from skpacbayes.engine.spec import progress
 from skpacbayes.engine.statistics import EmptySampleError
 from skpacbayes.engine.vote import _strict_argmax_is, weighted_vote_scores
 
 __all__ = [
-    "CANDIDATE_FRACTIONS",
+    "MOST_ACCURATE_MARGIN",
+    "SELECTIONS",
     "Candidate",
     "CandidatesResult",
     "CandidatesSpec",
     "FittedVote",
+    "candidate_deltas",
     "candidate_list",
     "certify_candidates",
-    "DEFAULT_FOLDS",
-    "SELECTIONS",
-    "SMALL_SAMPLE",
-    "STUMP_WEIGHT",
-    "candidate_deltas",
-    "candidate_weight",
-    "default_forest",
-    "default_forest_trees",
-    "default_n_estimators",
     "describe",
     "out_of_bag_error",
     "out_of_bag_voters",
@@ -55,103 +53,12 @@ __all__ = [
     "timed_fit",
 ]
 
-#: the default hold-out fractions: HoldOutBoundClassifier's 0.2 and 0.5 (two folds of 0.1
-#: cost the union more than forests grown on 90 % of the rows gain over 80 %)
-CANDIDATE_FRACTIONS = (0.2, 0.5)
-#: disjoint held-out sets per fraction by default: a second draw of every hold-out
-#: candidate (fold 1 of 0.5 is the other half)
-DEFAULT_FOLDS = 2
-#: named selection rules -> their tolerance on the bound (relative to the smallest one)
-SELECTIONS = {"tightest_bound": 0.0, "most_accurate": float("inf")}
-
-#: weight of each stump candidate in the split of delta (every other candidate's is 1): a
-#: fall-back that wins only where a forest is weaker than one split gets a small share, so
-#: that with the defaults its two stumps cost the forests ln(4.2 / 4) ~ 0.05 nat
-STUMP_WEIGHT = 0.1
-#: below this many rows the default forests hold one tree per four rows
-#: (:func:`default_n_estimators`); the smallest training set of the reference figures has
-#: 142 rows (wine)
-SMALL_SAMPLE = 128
-#: trees of each default forest grown on most of the rows (validation fraction below 0.5),
-#: from :data:`SMALL_SAMPLE` rows on
-FOREST_TREES = 140
-#: trees of each default forest grown on half the rows or fewer (validation fraction 0.5 or
-#: more), from :data:`SMALL_SAMPLE` rows on
-HALF_FOREST_TREES = 40
-
-
-def default_forest_trees(n_rows, fraction):
-    """Trees of the default forest (``voters=None``) of a hold-out candidate.
-
-    From :data:`SMALL_SAMPLE` (128) rows on, :data:`FOREST_TREES` (140) for a validation
-    fraction below 0.5 and :data:`HALF_FOREST_TREES` (40) for 0.5 or more; on fewer rows,
-    :func:`default_n_estimators` (one tree per four rows, at least 10). A forest grown on
-    half the rows is deployed where the rows are few or noisy: there the size of the
-    held-out set, not the last trees of the vote, sets the bound. The number depends on the
-    number of rows and the fraction alone (both fixed before the data's values are read), so
-    every certificate holds as with any other fixed forest.
-
-    Parameters
-    ----------
-    n_rows : int
-        Rows handed to ``fit``.
-    fraction : float
-        The candidate's validation fraction.
-
-    Returns
-    -------
-    n_estimators : int
-
-    Examples
-    --------
-    >>> from skpacbayes.engine.protocols.candidates import default_forest_trees
-    >>> default_forest_trees(1000, 0.2), default_forest_trees(1000, 0.5)
-    (140, 40)
-    >>> default_forest_trees(60, 0.2)
-    15
-    """
-    if n_rows < SMALL_SAMPLE:
-        return default_n_estimators(n_rows)
-    return HALF_FOREST_TREES if fraction >= 0.5 else FOREST_TREES
-
-
-def default_forest(n_rows, fraction):
-    """The unfitted default forest of a hold-out candidate: a ``RandomForestClassifier`` of
-    :func:`default_forest_trees` trees (seeded by the candidate, as HoldOut seeds its own)."""
-    from sklearn.ensemble import RandomForestClassifier
-
-    return RandomForestClassifier(n_estimators=default_forest_trees(n_rows, fraction))
-
-
-def default_n_estimators(n_rows):
-    """Trees of the default out-of-bag forest on ``n_rows`` rows, and of every default forest
-    below :data:`SMALL_SAMPLE` rows.
-
-    ``DEFAULT_N_ESTIMATORS`` (200) from :data:`SMALL_SAMPLE` (128) rows on (the hold-out
-    candidates' forests: :func:`default_forest_trees`); on fewer rows, one tree per four
-    rows (at least 10). Trees grown on a few dozen rows have a handful
-    of leaves and held-out sets of a few rows certify little (no bound on 13 rows is below
-    0.2), so more trees change little there; a fit on tens of rows (e.g. the checks of
-    ``sklearn.utils.estimator_checks``) takes a fraction of the time. The number depends
-    on the number of rows alone, not on their values, so every certificate holds as
-    before.
-
-    Parameters
-    ----------
-    n_rows : int
-        Rows handed to ``fit``.
-
-    Returns
-    -------
-    n_estimators : int
-
-    Examples
-    --------
-    >>> from skpacbayes.engine.protocols.candidates import default_n_estimators
-    >>> default_n_estimators(20), default_n_estimators(127), default_n_estimators(128)
-    (10, 31, 200)
-    """
-    return DEFAULT_N_ESTIMATORS if n_rows >= SMALL_SAMPLE else max(10, int(n_rows) // 4)
+#: how far above the smallest bound ``"most_accurate"`` may deploy a candidate: one point
+#: of error rate (absolute), so that it never trades the certificate away for an estimate
+MOST_ACCURATE_MARGIN = 0.01
+#: named selection rules -> their (relative tolerance, absolute margin) on the bound
+#: (:func:`select`)
+SELECTIONS = {"tightest_bound": (0.0, 0.0), "most_accurate": (0.0, MOST_ACCURATE_MARGIN)}
 
 
 def out_of_bag_voters(voters, n_rows, seed, n_jobs):
@@ -222,11 +129,11 @@ def out_of_bag_error(estimator, X, y):
     return float(np.mean(~_strict_argmax_is(scores[rows], y_idx[rows])))
 
 
-def select(bounds, estimates, tolerance):
+def select(bounds, estimates, tolerance, margin=0.0):
     """Index of the deployed candidate: the most accurate among the nearly tightest.
 
-    Among the candidates whose bound is at most ``(1 + tolerance)`` times the
-    smallest bound, the one with the smallest estimated error; ties go to the
+    Among the candidates whose bound is at most ``(1 + tolerance)`` times the smallest
+    bound plus ``margin``, the one with the smallest estimated error; ties go to the
     smaller bound, then to the earlier candidate.
 
     Parameters
@@ -234,7 +141,10 @@ def select(bounds, estimates, tolerance):
     bounds, estimates : sequence of float
         Each candidate's certified bound and estimated error.
     tolerance : float >= 0
-        ``0``: the tightest bound; ``inf``: the most accurate estimate.
+        ``0``: the tightest bound (with ``margin=0``); ``inf``: the most accurate estimate.
+    margin : float >= 0, default=0.0
+        An absolute allowance above the (relatively widened) smallest bound
+        (``"most_accurate"``: :data:`MOST_ACCURATE_MARGIN`).
 
     Returns
     -------
@@ -246,26 +156,12 @@ def select(bounds, estimates, tolerance):
     >>> bounds, estimates = [0.040, 0.041, 0.060], [0.035, 0.030, 0.020]
     >>> select(bounds, estimates, 0.0), select(bounds, estimates, 0.05)
     (0, 1)
-    >>> select(bounds, estimates, float("inf"))
-    2
+    >>> select(bounds, estimates, float("inf")), select(bounds, estimates, 0.0, margin=0.01)
+    (2, 1)
     """
-    limit = np.inf if np.isinf(tolerance) else (1.0 + tolerance) * min(bounds)
+    limit = np.inf if np.isinf(tolerance) else (1.0 + tolerance) * min(bounds) + margin
     eligible = [i for i, b in enumerate(bounds) if b <= limit]
     return min(eligible, key=lambda i: (estimates[i], bounds[i], i))
-
-
-def candidate_weight(kind):
-    """A candidate's weight in the split of ``delta``: 1, or :data:`STUMP_WEIGHT` for a stump.
-
-    Parameters
-    ----------
-    kind : {"holdout", "stump", "out_of_bag"}
-
-    Returns
-    -------
-    weight : float
-    """
-    return STUMP_WEIGHT if kind == "stump" else 1.0
 
 
 def candidate_deltas(delta, shares):
@@ -302,7 +198,8 @@ def timed_fit(index, estimator, X, y):
 
 
 def describe(candidate):
-    """A candidate in a few words: ``hold-out 0.2 fold 1``, ``stump 0.5 fold 0`` or ``OOB FO``.
+    """A candidate in a few words: ``hold-out 0.2 fold 1``, ``boosting 0.2 fold 0``, ``stump
+    0.5 fold 0``, ``out-of-bag FO`` or, for a user's model, its class name with its fold.
 
     Parameters
     ----------
@@ -320,11 +217,20 @@ def describe(candidate):
     'hold-out 0.2 fold 1'
     >>> describe({"kind": "out_of_bag", "out_of_bag_bound": "SO"})
     'out-of-bag SO'
+    >>> describe({"kind": "holdout", "validation_fraction": 0.2, "fold": 0, "model": "SVC"})
+    'SVC 0.2 fold 0'
     """
     if candidate["kind"] == "out_of_bag":
         return f"out-of-bag {candidate['out_of_bag_bound']}"
-    kind = "hold-out" if candidate["kind"] == "holdout" else "stump"
+    names = {"holdout": "hold-out", "boosting": "boosting", "stump": "stump"}
+    kind = names[candidate["kind"]]
+    if candidate["kind"] == "holdout" and candidate.get("model", _FOREST) != _FOREST:
+        kind = candidate["model"]  # a user's model
     return f"{kind} {candidate['validation_fraction']} fold {candidate['fold']}"
+
+
+#: the class name of the hold-out candidates' default ensemble
+_FOREST = "RandomForestClassifier"
 
 
 @dataclass(frozen=True)
@@ -333,17 +239,19 @@ class Candidate:
 
     Attributes
     ----------
-    kind : {"holdout", "stump", "out_of_bag"}
+    kind : {"holdout", "boosting", "stump", "out_of_bag"}
         A vote grown on the rows one fold of one fraction leaves and certified on the fold
-        (a forest, or a decision stump), or the vote of an out-of-bag bank grown on every row,
-        certified by a PAC-Bayes bound.
+        (a forest or a user's model, the default gradient boosting, or a decision stump), or
+        the vote of an out-of-bag bank grown on every row, certified by a PAC-Bayes bound.
     validation_fraction, fold : float and int, or None
         The held-out rows of a hold-out or stump candidate
         (:func:`~skpacbayes.engine.protocols.held_out.validation_rows`).
     out_of_bag_bound : str or None
         The short name of an out-of-bag candidate's bound.
     voters : scikit-learn classifier or None
-        What a hold-out or stump candidate grows (unfitted).
+        What a hold-out, boosting or stump candidate grows (unfitted).
+    weight : float or None
+        Its weight in the split of ``delta``; None: its kind's (:func:`candidate_weight`).
     """
 
     kind: str
@@ -351,25 +259,31 @@ class Candidate:
     fold: Any = None
     out_of_bag_bound: Any = None
     voters: Any = None
+    weight: float = None
 
-    @property
-    def weight(self):
-        """Its weight in the split of ``delta`` (:func:`candidate_weight`)."""
-        return candidate_weight(self.kind)
+    def __post_init__(self):
+        if self.weight is None:  # the weight of its kind (:func:`candidate_weight`)
+            object.__setattr__(self, "weight", candidate_weight(self.kind))
 
     def info(self):
         """Its description in ``candidates_``."""
-        return {
+        info = {
             "kind": self.kind,
             "validation_fraction": self.validation_fraction,
             "fold": self.fold,
             "out_of_bag_bound": self.out_of_bag_bound,
         }
+        if self.voters is not None:
+            info["model"] = type(self.voters).__name__
+        return info
 
 
-def candidate_list(n_rows, voters, fractions, n_folds, stumps, out_of_bag_bounds):
-    """The candidates, in a fixed order: fractions then folds, the stumps, the out-of-bag
-    ones; each depends on the parameters and the number of rows alone.
+def candidate_list(
+    n_rows, voters, fractions, n_folds, stumps, out_of_bag_bounds, n_classes=2, models=None
+):
+    """The candidates, in a fixed order: fractions then folds (the default forests, or the
+    user's models in their order), the boosting ones, the stumps, the out-of-bag ones; each
+    depends on the parameters and the numbers of rows and classes alone.
 
     Parameters
     ----------
@@ -385,33 +299,67 @@ def candidate_list(n_rows, voters, fractions, n_folds, stumps, out_of_bag_bounds
         Add a decision stump grown on each half, certified on the other.
     out_of_bag_bounds : sequence of str
         The bounds of the out-of-bag candidates (none: no such candidate).
+    n_classes : int, default=2
+        Classes of the labels (the default boosting candidates: :func:`default_boosting`).
+    models : list of (classifier, tuple of float) or None, default=None
+        The user's candidates: each unfitted classifier with its validation fractions, each
+        fraction with ``n_folds`` folds, instead of ``voters``; no boosting candidate then.
 
     Returns
     -------
     candidates : list of Candidate
+        With ``voters=None`` and no ``models`` (the defaults), each weighs
+        :func:`default_weight`; otherwise 1 (:data:`STUMP_WEIGHT` for a stump).
 
     Examples
     --------
     >>> from skpacbayes.engine.protocols.candidates import candidate_list
-    >>> [(c.kind, c.validation_fraction, c.fold) for c in candidate_list(
+    >>> [(c.kind, c.validation_fraction, c.fold, c.weight) for c in candidate_list(
     ...     1000, None, (0.2, 0.5), 1, stumps=True, out_of_bag_bounds=())]
-    [('holdout', 0.2, 0), ('holdout', 0.5, 0), ('stump', 0.5, 0), ('stump', 0.5, 1)]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('holdout', 0.2, 0, 1.0), ('holdout', 0.5, 0, 1.0), ('boosting', 0.2, 0, 1.0),
+     ('stump', 0.5, 0, 0.1), ('stump', 0.5, 1, 0.1)]
     """
     from sklearn.tree import DecisionTreeClassifier
 
+    default = voters is None and models is None
+
+    def weight(kind, fraction):
+        return default_weight(kind, fraction, n_rows) if default else None
+
+    if models is None:
+        models = [(voters, fractions)]
     held_out = [
         Candidate(
-            "holdout", f, fold, None, voters if voters is not None else default_forest(n_rows, f)
+            "holdout",
+            f,
+            fold,
+            None,
+            model if model is not None else default_forest(n_rows, f),
+            weight("holdout", f),
         )
-        for f in fractions
+        for model, model_fractions in models
+        for f in model_fractions
         for fold in range(n_folds)
     ]
+    boosting = default_boosting(n_rows, n_classes) if default else None
+    if boosting is not None:  # a vote of trees by boosting, beside the forests' by bagging
+        f = BOOSTING_FRACTION
+        held_out += [
+            Candidate("boosting", f, fold, None, boosting, weight("boosting", f))
+            for fold in range(min(n_folds, int(1 / f)))
+        ]
     if stumps:  # one split grown on each half, certified on the other
         held_out += [
-            Candidate("stump", 0.5, fold, None, DecisionTreeClassifier(max_depth=1))
+            Candidate(
+                "stump", 0.5, fold, None, DecisionTreeClassifier(max_depth=1), weight("stump", 0.5)
+            )
             for fold in (0, 1)
         ]
-    return held_out + [Candidate("out_of_bag", out_of_bag_bound=name) for name in out_of_bag_bounds]
+    return held_out + [
+        Candidate("out_of_bag", out_of_bag_bound=name, weight=weight("out_of_bag", 0.5))
+        for name in out_of_bag_bounds
+    ]
 
 
 @dataclass(frozen=True)
@@ -436,7 +384,9 @@ class CandidatesSpec:
     out_of_bag_voters : voter bank or None
         The unfitted out-of-bag bank the out-of-bag candidates share (grown once).
     tolerance : float
-        The selection rule's tolerance on the bound (:func:`select`).
+        The selection rule's relative tolerance on the bound (:func:`select`).
+    margin : float
+        The selection rule's absolute margin on the bound (:func:`select`).
     train_size : int or None
         The sample protocol: the candidates grown on this many rows drawn into memory
         (:class:`~skpacbayes.engine.protocols.sample.Sample`), each certified on every row its
@@ -459,6 +409,7 @@ class CandidatesSpec:
     out_of_bag: dict
     out_of_bag_voters: Any
     tolerance: float
+    margin: float = 0.0
     train_size: Any = None
     n_jobs: Any = None
     default_forests: bool = False
@@ -507,14 +458,29 @@ class CandidatesResult:
     out_of_bag_voters: Any = None
 
 
-def _held_out_job(index, spec, X, y, y_idx, classes, fraction, fold, certified):
-    """One hold-out candidate grown and counted (and certified, with every row in memory)."""
+def _held_out_job(index, spec, X, y, y_idx, classes, fraction, fold, certified, details):
+    """One hold-out candidate grown and counted (and certified, with every row in memory), or
+    the reason it cannot be (its fit failed: the error it raised)."""
     start = time.perf_counter()
-    if certified:
-        outcome = certify_fractions(spec, X, y, y_idx, classes, (fraction,), fold)
-    else:
+    try:
         outcome = count_fraction(spec, X, y, y_idx, classes, fraction, fold)
+    except Exception as error:  # noqa: BLE001 (scikit-learn's error_score: any failed fit)
+        return index, error, time.perf_counter() - start
+    if certified:
+        outcome = _certified(spec, outcome, fraction, details, X.shape[0])
     return index, outcome, time.perf_counter() - start
+
+
+def _certified(spec, counted, fraction, details, n_rows):
+    """The certificate of one counted hold-out candidate at its share (one statement, the
+    statement of :func:`~skpacbayes.engine.protocols.held_out.certify_fractions` with one
+    fraction), its details naming the fraction, its training rows and every share."""
+    recorded = {
+        "validation_fractions": (fraction,),
+        "training_rows": int(n_rows - counted.size),
+        **details,
+    }
+    return replace(certify_count(spec, counted, recorded), validation_fraction=fraction)
 
 
 def _out_of_bag_job(index, spec, voters, X, y, seed):
@@ -538,12 +504,13 @@ def _out_of_bag_job(index, spec, voters, X, y, seed):
 def _entry(candidate, delta, outcome, voters, X, y, seconds):
     """A candidate's line of ``candidates_``: its description, share, bound, estimate, time.
 
-    A candidate whose bound has no sample drops out: bound 1.0 (trivially certified), no
-    estimate, and the reason under ``dropped``. A candidate counted on a sample gets its
-    bound once the rows outside the sample are counted.
+    A candidate that cannot be certified drops out (its fit failed, or its bound has no
+    sample): bound 1.0 (trivially certified), no estimate, and the reason under ``dropped``.
+    A candidate counted on a sample gets its bound once the rows outside the sample are
+    counted.
     """
     entry = {**candidate.info(), "delta": delta}
-    if isinstance(outcome, EmptySampleError):
+    if isinstance(outcome, Exception):
         dropped = {"bound": 1.0, "estimated_error": float("nan"), "dropped": str(outcome)}
         return {**entry, **dropped, "fit_time": seconds}
     if candidate.kind == "out_of_bag":
@@ -557,8 +524,29 @@ def _entry(candidate, delta, outcome, voters, X, y, seconds):
     return entry
 
 
+def _said(entry, outcome):
+    """What a candidate's progress line says of it."""
+    if "dropped" in entry:
+        return f"dropped out: {entry['dropped']}"
+    if "bound" in entry:
+        return f"bound {entry['bound']:.4f}, estimated error {entry['estimated_error']:.4f}"
+    # counted on the sample; certified once every row outside it is read
+    return f"{outcome.errors} errors on its {outcome.size} held-out rows of the sample"
+
+
+def _check_some_left(entries):
+    """Refuse a fit whose every candidate dropped out, naming each reason."""
+    if all("dropped" in e for e in entries):
+        reasons = "; ".join(f"{describe(e)}: {e['dropped']}" for e in entries)
+        raise ValueError(f"Every candidate dropped out, none can be certified ({reasons}).")
+
+
 def certify_candidates(spec, X, y, classes):
     """Fit every candidate once at its share of ``delta``, certify each, deploy one.
+
+    A candidate whose fit fails (e.g. a fraction whose training rows hold a single class)
+    drops out with a ``FitFailedWarning`` and its reason in its entry; a fit whose every
+    candidate drops out raises a ``ValueError`` naming each reason.
 
     Parameters
     ----------
@@ -585,6 +573,7 @@ def certify_candidates(spec, X, y, classes):
     weights = np.array([c.weight for c in candidates])
     shares = weights / weights.sum()
     deltas = candidate_deltas(spec.delta, shares)
+    details = {"candidate_deltas": tuple(deltas)}  # every share, in the certificate
     start = time.perf_counter()
     trees = ""
     if spec.default_forests:  # the default forests' sizes, fraction by fraction
@@ -607,34 +596,35 @@ def certify_candidates(spec, X, y, classes):
             jobs.append(delayed(_out_of_bag_job)(i, fit_spec, bank, X, y, spec.seed))
         else:
             held = replace(spec.held_out, voters=c.voters, delta=d)
-            f, fold = c.validation_fraction, c.fold
-            jobs.append(
-                delayed(_held_out_job)(i, held, X, y, y_idx, classes, f, fold, sample is None)
-            )
+            args = (X, y, y_idx, classes, c.validation_fraction, c.fold, sample is None)
+            jobs.append(delayed(_held_out_job)(i, held, *args, {**details, "candidate": i}))
     entries, outcomes = [None] * len(candidates), [None] * len(candidates)
     for done, (index, outcome, seconds) in enumerate(as_completed(jobs, spec.n_jobs), 1):
         entry = _entry(candidates[index], deltas[index], outcome, bank, X, y, seconds)
         entries[index] = entry
-        outcomes[index] = None if isinstance(outcome, EmptySampleError) else outcome
+        outcomes[index] = None if isinstance(outcome, Exception) else outcome
+        spec.say(
+            f"{done}/{len(candidates)} candidate {index} ({describe(entry)}): "
+            f"{_said(entry, outcome)} ({seconds:.1f} s; {time.perf_counter() - start:.1f} s "
+            "so far)"
+        )
+    _check_some_left(entries)
+    for index, entry in enumerate(entries):
         if "dropped" in entry:
             warnings.warn(
                 f"Candidate {index} ({describe(entry)}) dropped out (bound 1.0): "
                 f"{entry['dropped']}",
                 FitFailedWarning,
-                stacklevel=3,
+                stacklevel=4,  # the user's call: here < fit < scikit-learn's wrapper
             )
-        if "bound" in entry:
-            said = f"bound {entry['bound']:.4f}, estimated error {entry['estimated_error']:.4f}"
-        else:  # counted on the sample; certified once every row outside it is read
-            said = f"{outcome.errors} errors on its {outcome.size} held-out rows of the sample"
-        spec.say(
-            f"{done}/{len(candidates)} candidate {index} ({describe(entry)}): {said} "
-            f"({seconds:.1f} s; {time.perf_counter() - start:.1f} s so far)"
-        )
     if sample is not None:  # every candidate on every row outside the sample, too
-        for index, counted in enumerate(sample.add_outside(outcomes)):
+        kept = [i for i, outcome in enumerate(outcomes) if outcome is not None]
+        for index, counted in zip(
+            kept, sample.add_outside([outcomes[i] for i in kept]), strict=True
+        ):
             held = replace(spec.held_out, voters=candidates[index].voters, delta=deltas[index])
-            outcomes[index] = certify_count(held, counted, counted.details)
+            recorded = {**counted.details, **details, "candidate": index}
+            outcomes[index] = certify_count(held, counted, recorded)
             cert = outcomes[index].certificate
             entries[index].update(
                 bound=float(cert.value),
@@ -647,6 +637,7 @@ def certify_candidates(spec, X, y, classes):
         [e["bound"] for e in entries],
         [np.inf if "dropped" in e else e["estimated_error"] for e in entries],
         spec.tolerance,
+        spec.margin,
     )
     spec.say(
         f"deployed candidate {best} ({describe(entries[best])}), bound "
