@@ -62,27 +62,52 @@ def test_default_candidates_add_boosting_on_binary_tasks_of_enough_rows(binary):
     assert clf.recompute_bound(clf.delta) == clf.bound_
 
 
-def test_default_candidates_depend_on_the_numbers_of_rows_and_classes_alone():
-    def kinds(n_rows, n_classes, stumps=True):
+def test_default_candidates_depend_on_the_number_of_rows_alone():
+    def kinds(n_rows, stumps="binary"):
         return [
-            (c.kind, c.validation_fraction, c.fold, c.weight)
-            for c in candidate_list(n_rows, None, (0.2, 0.5), 2, stumps, (), n_classes=n_classes)
+            (c.kind, c.validation_fraction, c.fold, c.weight, c.binary_only)
+            for c in candidate_list(n_rows, None, (0.2, 0.5), 2, stumps, ())
         ]
 
     # below BOOSTING_MIN_ROWS: no boosting; the small held-out sets weigh less
-    small = kinds(244, 2)
+    small = kinds(244)
     assert [k[0] for k in small] == ["holdout"] * 4 + ["stump"] * 2
     assert [k[3] for k in small] == [0.245, 0.245, 0.61, 0.61, 0.1, 0.1]
-    large = kinds(defaults.BOOSTING_MIN_ROWS, 2)
+    large = kinds(defaults.BOOSTING_MIN_ROWS)
     assert [k[0] for k in large].count("boosting") == 2
     # from 1,000 rows on, every forest and boosting candidate weighs 1
-    assert [k[3] for k in kinds(1000, 2)] == [1.0] * 6 + [0.1] * 2
-    # no boosting for three classes or more (K trees a round)
-    assert {k[0] for k in kinds(5000, 3, stumps=False)} == {"holdout"}
+    assert [k[3] for k in kinds(1000)] == [1.0] * 6 + [0.1] * 2
+    # the boosting and default stump candidates are grown on binary tasks only (K trees a
+    # round; two leaves), but they are in the list, with their shares, whatever the classes
+    assert [k[4] for k in kinds(1000)] == [False] * 4 + [True] * 4
+    assert [k[4] for k in kinds(1000, stumps=True)][-2:] == [False, False]
     for n in (12, 130, 499, 500, 999, 1000, 10**6):
         for f in (0.1, 0.2, 0.5):
             w = defaults.default_weight("holdout", f, n)
             assert w == min(1.0, int(np.ceil(f * n)) / defaults.FULL_WEIGHT_ROWS) and 0 < w <= 1
+
+
+def test_binary_only_candidates_drop_out_of_a_multi_class_fit_quietly():
+    import warnings
+
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        n_samples=600, n_features=6, n_informative=4, n_classes=3, random_state=0
+    )
+    binary = CertifiedVoteClassifier(random_state=0).fit(X, (y > 0).astype(int))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a designed drop-out warns nothing
+        clf = CertifiedVoteClassifier(random_state=0).fit(X, y)
+    kinds = [c["kind"] for c in clf.candidates_]
+    assert kinds == [c["kind"] for c in binary.candidates_]  # the same list, same shares
+    assert [c["delta"] for c in clf.candidates_] == [c["delta"] for c in binary.candidates_]
+    for c in clf.candidates_:
+        if c["kind"] in ("boosting", "stump"):
+            assert c["bound"] == 1.0 and "3-class task" in c["dropped"]
+        else:
+            assert "dropped" not in c
+    assert clf.candidates_[clf.best_index_]["kind"] == "holdout"
 
 
 def test_default_shares_are_stated_in_the_certificate(binary):
@@ -104,9 +129,10 @@ def test_no_stumps_by_default_on_more_than_two_classes():
         n_samples=300, n_features=8, n_informative=4, n_classes=3, random_state=0
     )
     clf = CertifiedVoteClassifier(random_state=0).fit(X, y)
-    assert {c["kind"] for c in clf.candidates_} == {"holdout"}
+    assert {c["kind"] for c in clf.candidates_ if "dropped" not in c} == {"holdout"}
     asked = CertifiedVoteClassifier(stump_candidate=True, random_state=0).fit(X, y)
-    assert [c["kind"] for c in asked.candidates_].count("stump") == 2
+    grown = [c["kind"] for c in asked.candidates_ if "dropped" not in c]
+    assert grown.count("stump") == 2
 
 
 def test_a_user_candidate_list_is_one_call(binary):

@@ -454,10 +454,10 @@ default="tightest_bound"
             return tolerance >= 1.0 and not self.per_class and self.candidates is None
         return bool(self.out_of_bag)
 
-    def _use_stumps(self, n_classes):
-        if self.stump_candidate == "auto":  # two leaves: at most two classes predicted
+    def _use_stumps(self):
+        if self.stump_candidate == "auto":  # two leaves: grown on binary tasks only
             default = self._forest() is None and self.candidates is None
-            return default and n_classes == 2
+            return "binary" if default else False
         return bool(self.stump_candidate)
 
     def _rule(self):
@@ -544,9 +544,8 @@ default="tightest_bound"
             forest,
             fractions,
             self.n_folds,
-            self._use_stumps(n_classes),
+            self._use_stumps(),
             bounds,
-            n_classes=n_classes,
             models=models,
         )
         tolerance, margin = self._rule()

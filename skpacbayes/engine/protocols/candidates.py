@@ -252,6 +252,10 @@ class Candidate:
         What a hold-out, boosting or stump candidate grows (unfitted).
     weight : float or None
         Its weight in the split of ``delta``; None: its kind's (:func:`candidate_weight`).
+    binary_only : bool, default=False
+        Grown on binary tasks only; on more classes it drops out, its share unused (the
+        candidates and their shares are fixed by the parameters and the number of rows,
+        never by the classes the labels hold).
     """
 
     kind: str
@@ -260,6 +264,7 @@ class Candidate:
     out_of_bag_bound: Any = None
     voters: Any = None
     weight: float = None
+    binary_only: bool = False
 
     def __post_init__(self):
         if self.weight is None:  # the weight of its kind (:func:`candidate_weight`)
@@ -278,12 +283,10 @@ class Candidate:
         return info
 
 
-def candidate_list(
-    n_rows, voters, fractions, n_folds, stumps, out_of_bag_bounds, n_classes=2, models=None
-):
+def candidate_list(n_rows, voters, fractions, n_folds, stumps, out_of_bag_bounds, models=None):
     """The candidates, in a fixed order: fractions then folds (the default forests, or the
     user's models in their order), the boosting ones, the stumps, the out-of-bag ones; each
-    depends on the parameters and the numbers of rows and classes alone.
+    depends on the parameters and the number of rows alone.
 
     Parameters
     ----------
@@ -295,12 +298,11 @@ def candidate_list(
         The validation fractions.
     n_folds : int
         Disjoint held-out sets per fraction.
-    stumps : bool
-        Add a decision stump grown on each half, certified on the other.
+    stumps : bool or "binary"
+        Add a decision stump grown on each half, certified on the other (``"binary"``: on
+        binary tasks only, :attr:`Candidate.binary_only`).
     out_of_bag_bounds : sequence of str
         The bounds of the out-of-bag candidates (none: no such candidate).
-    n_classes : int, default=2
-        Classes of the labels (the default boosting candidates: :func:`default_boosting`).
     models : list of (classifier, tuple of float) or None, default=None
         The user's candidates: each unfitted classifier with its validation fractions, each
         fraction with ``n_folds`` folds, instead of ``voters``; no boosting candidate then.
@@ -342,18 +344,17 @@ def candidate_list(
         for f in model_fractions
         for fold in range(n_folds)
     ]
-    boosting = default_boosting(n_rows, n_classes) if default else None
+    boosting = default_boosting(n_rows) if default else None
     if boosting is not None:  # a vote of trees by boosting, beside the forests' by bagging
         f = BOOSTING_FRACTION
         held_out += [
-            Candidate("boosting", f, fold, None, boosting, weight("boosting", f))
+            Candidate("boosting", f, fold, None, boosting, weight("boosting", f), True)
             for fold in range(min(n_folds, int(1 / f)))
         ]
     if stumps:  # one split grown on each half, certified on the other
+        stump = DecisionTreeClassifier(max_depth=1)
         held_out += [
-            Candidate(
-                "stump", 0.5, fold, None, DecisionTreeClassifier(max_depth=1), weight("stump", 0.5)
-            )
+            Candidate("stump", 0.5, fold, None, stump, weight("stump", 0.5), stumps == "binary")
             for fold in (0, 1)
         ]
     return held_out + [
@@ -590,8 +591,14 @@ def certify_candidates(spec, X, y, classes):
         spec.say(f"out-of-bag forest grown ({time.perf_counter() - start:.1f} s)")
     y_idx = np.searchsorted(classes, y)
     jobs = []
+    not_grown = {}  # binary-only candidates on more classes: out, their shares unused
     for i, (c, d) in enumerate(zip(candidates, deltas, strict=True)):
-        if c.kind == "out_of_bag":
+        if c.binary_only and classes.size > 2:
+            not_grown[i] = ValueError(
+                f"not grown on a {classes.size}-class task (a {c.kind} candidate is grown on "
+                "binary tasks only); its share of delta is unused"
+            )
+        elif c.kind == "out_of_bag":
             fit_spec = replace(spec.out_of_bag[c.out_of_bag_bound], delta=d)
             jobs.append(delayed(_out_of_bag_job)(i, fit_spec, bank, X, y, spec.seed))
         else:
@@ -599,6 +606,8 @@ def certify_candidates(spec, X, y, classes):
             args = (X, y, y_idx, classes, c.validation_fraction, c.fold, sample is None)
             jobs.append(delayed(_held_out_job)(i, held, *args, {**details, "candidate": i}))
     entries, outcomes = [None] * len(candidates), [None] * len(candidates)
+    for index, reason in not_grown.items():
+        entries[index] = _entry(candidates[index], deltas[index], reason, bank, X, y, 0.0)
     for done, (index, outcome, seconds) in enumerate(as_completed(jobs, spec.n_jobs), 1):
         entry = _entry(candidates[index], deltas[index], outcome, bank, X, y, seconds)
         entries[index] = entry
@@ -610,7 +619,7 @@ def certify_candidates(spec, X, y, classes):
         )
     _check_some_left(entries)
     for index, entry in enumerate(entries):
-        if "dropped" in entry:
+        if "dropped" in entry and index not in not_grown:
             warnings.warn(
                 f"Candidate {index} ({describe(entry)}) dropped out (bound 1.0): "
                 f"{entry['dropped']}",

@@ -10,7 +10,6 @@ from skpacbayes.engine.protocols.held_out import DEFAULT_N_ESTIMATORS
 
 __all__ = [
     "BOOSTING_FRACTION",
-    "BOOSTING_MAX_CLASSES",
     "BOOSTING_MIN_ROWS",
     "CANDIDATE_FRACTIONS",
     "DEFAULT_FOLDS",
@@ -54,11 +53,6 @@ BOOSTING_FRACTION = 0.2
 #: the default boosting candidates join from this many rows on: below, their shares of
 #: ``delta`` cost the forests more than they win (:func:`default_boosting`)
 BOOSTING_MIN_ROWS = 500
-#: the default boosting candidates join for at most this many classes: gradient boosting grows
-#: one tree per class and round, so a K-class model costs K times a binary one (mnist's ten
-#: classes: 13 times ``RandomForestClassifier(200)``'s CPU), where a forest's tree serves
-#: every class at once
-BOOSTING_MAX_CLASSES = 2
 #: a default candidate's weight in the split of ``delta`` grows with its held-out rows up to
 #: this many (:func:`default_weight`)
 FULL_WEIGHT_ROWS = 200
@@ -190,22 +184,22 @@ def default_weight(kind, fraction, n_rows):
     return min(1.0, int(np.ceil(fraction * n_rows)) / FULL_WEIGHT_ROWS)
 
 
-def default_boosting(n_rows, n_classes):
+def default_boosting(n_rows):
     """The unfitted default boosting model of a boosting candidate, or None where there is none.
 
     ``HistGradientBoostingClassifier()`` with scikit-learn's defaults (100 rounds, early
     stopping from 10,000 training rows on, on a tenth of them) from
-    :data:`BOOSTING_MIN_ROWS` (500) rows on and for :data:`BOOSTING_MAX_CLASSES` (2) classes:
-    a vote of trees by boosting beside the forests' votes by bagging, one voter (its trees
-    are never taken apart: :class:`~skpacbayes.voters.PrefitVoters`). Seeded by the
-    candidate, as the forests. It depends on the number of rows and classes alone.
+    :data:`BOOSTING_MIN_ROWS` (500) rows on: a vote of trees by boosting beside the forests'
+    votes by bagging, one voter (its trees are never taken apart:
+    :class:`~skpacbayes.voters.PrefitVoters`). Seeded by the candidate, as the forests. It
+    depends on the number of rows alone; its candidates are grown on binary tasks only
+    (:attr:`~skpacbayes.engine.protocols.candidates.Candidate.binary_only`: a ``K``-class
+    model grows ``K`` trees a round).
 
     Parameters
     ----------
     n_rows : int
         Rows the candidates are grown on.
-    n_classes : int
-        Classes of the labels.
 
     Returns
     -------
@@ -214,12 +208,12 @@ def default_boosting(n_rows, n_classes):
     Examples
     --------
     >>> from skpacbayes.engine.protocols.default_candidates import default_boosting
-    >>> type(default_boosting(1000, 2)).__name__
+    >>> type(default_boosting(1000)).__name__
     'HistGradientBoostingClassifier'
-    >>> default_boosting(400, 2), default_boosting(1000, 3)
-    (None, None)
+    >>> default_boosting(400) is None
+    True
     """
-    if n_rows < BOOSTING_MIN_ROWS or n_classes > BOOSTING_MAX_CLASSES:
+    if n_rows < BOOSTING_MIN_ROWS:
         return None
     from sklearn.ensemble import HistGradientBoostingClassifier
 
