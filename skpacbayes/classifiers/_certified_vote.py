@@ -322,7 +322,7 @@ default="tightest_bound"
     a choice among statements that hold together. What they trade, measured on the
     twelve reference data sets of :ref:`strategies` (3 seeds; bound / test error in
     percent, means over the data sets; ``RandomForestClassifier(200)`` on every row: 7.15):
-    ``"tightest_bound"`` 9.14 / 6.92, ``"most_accurate"`` 9.15 / 6.90 (a hundredth of a
+    ``"tightest_bound"`` 9.21 / 6.92, ``"most_accurate"`` 9.22 / 6.90 (a hundredth of a
     point of certificate for two hundredths of test error: on small held-out sets the
     estimates are noisy), while
     ``float("inf")`` deployed the out-of-bag tandem candidate (certified at 27-44 %) on
