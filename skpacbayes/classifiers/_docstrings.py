@@ -1,8 +1,13 @@
 """The docstring text the classifiers share, written once and filled into each docstring.
 
 A docstring holds a placeholder line ``{name}`` (alone on its line, indented as the text it
-stands for); :func:`fill_doc` replaces it by the fragment of that name, indented alike.
+stands for); ``fill_doc`` replaces it by the fragment of that name, indented alike
+(:func:`skpacbayes._docstrings.fill_doc` with the fragments below).
 """
+
+import functools
+
+from skpacbayes._docstrings import fill_doc as _fill_doc
 
 __all__ = ["fill_doc", "fit_example"]
 
@@ -86,42 +91,5 @@ Examples
 True"""
 
 
-def fill_doc(**fragments):
-    """Decorator: fill the placeholder lines of a class's or function's docstring.
-
-    Parameters
-    ----------
-    **fragments : str
-        Fragments of this call, besides the shared ``FRAGMENTS``.
-
-    Returns
-    -------
-    decorator : callable
-        Sets ``obj.__doc__`` to the filled docstring and returns ``obj``.
-
-    Examples
-    --------
-    >>> @fill_doc(note="Shared text.")
-    ... def f():
-    ...     '''Summary.
-    ...
-    ...     {note}
-    ...     '''
-    >>> f.__doc__.splitlines()[2].strip()
-    'Shared text.'
-    """
-    texts = {**FRAGMENTS, **fragments}
-
-    def decorate(obj):
-        lines = []
-        for line in obj.__doc__.split("\n"):
-            key = line.strip()
-            if key[:1] == "{" and key[-1:] == "}" and key[1:-1] in texts:
-                pad = line[: len(line) - len(line.lstrip())]
-                lines.extend(pad + part if part else part for part in texts[key[1:-1]].split("\n"))
-            else:
-                lines.append(line)
-        obj.__doc__ = "\n".join(lines)
-        return obj
-
-    return decorate
+#: fill_doc with the classifiers' fragments (a call's own are added to them)
+fill_doc = functools.partial(_fill_doc, **FRAGMENTS)
