@@ -17,6 +17,7 @@ from sklearn.utils.parallel import delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS
+from skpacbayes.classifiers._docstrings import fill_doc
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._out_of_core import refuse_dask_input
 from skpacbayes.classifiers._search_refit import SelectionWarning, warn_if_refit_by_search
@@ -119,6 +120,7 @@ class BoundSelectionClassifier(
         self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=False)
+    @fill_doc()
     def fit(self, X, y, **fit_params):
         """Fit every candidate with ``delta / K`` and keep the tightest.
 
@@ -139,11 +141,7 @@ class BoundSelectionClassifier(
 
         Examples
         --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
+        {fitted_selection}
         >>> sel.best_index_, bool(sel.bound_ == sel.best_estimator_.bound_)
         (0, True)
         """

@@ -5,7 +5,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from skpacbayes._docstrings import fill_doc
 
+#: the setup of the examples: a result of two rows (docstring text)
+_TOY_RESULT = """\
+>>> from skpacbayes.benchmark import CompareResult
+>>> row = dict(dataset="toy", seed=0, method="FO", posterior="categorical", bound=0.3,
+...            test_error=0.1, train_error=0.08, fit_time=1.0, n_iter=10, delta=0.05)
+>>> res = CompareResult("toy", [row, {**row, "posterior": "best", "chosen": "categorical"}],
+...                     settings={"seeds": 1, "delta": 0.05})"""
+
+
+@fill_doc(toy_result=_TOY_RESULT)
 @dataclass
 class CompareResult:
     """Rows of a comparison run and its settings.
@@ -27,11 +38,7 @@ class CompareResult:
 
     Examples
     --------
-    >>> from skpacbayes.benchmark import CompareResult
-    >>> row = dict(dataset="toy", seed=0, method="FO", posterior="categorical", bound=0.3,
-    ...            test_error=0.1, train_error=0.08, fit_time=1.0, n_iter=10, delta=0.05)
-    >>> res = CompareResult("toy", [row, {**row, "posterior": "best", "chosen": "categorical"}],
-    ...                     settings={"seeds": 1, "delta": 0.05})
+    {toy_result}
     >>> print(res.to_csv().splitlines()[0])
     dataset,seed,method,posterior,bound,test_error,train_error,fit_time,n_iter,delta
     """
@@ -41,6 +48,7 @@ class CompareResult:
     settings: dict = field(default_factory=dict)
     wall_time: float = 0.0
 
+    @fill_doc(toy_result=_TOY_RESULT)
     def to_json(self):
         """The result as a JSON string (schema: dataset, settings, wall_time, rows, summary).
 
@@ -53,11 +61,7 @@ class CompareResult:
         Examples
         --------
         >>> import json
-        >>> from skpacbayes.benchmark import CompareResult
-        >>> row = dict(dataset="toy", seed=0, method="FO", posterior="categorical", bound=0.3,
-        ...            test_error=0.1, train_error=0.08, fit_time=1.0, n_iter=10, delta=0.05)
-        >>> res = CompareResult("toy", [row, {**row, "posterior": "best", "chosen": "categorical"}],
-        ...                     settings={"seeds": 1, "delta": 0.05})
+        {toy_result}
         >>> data = json.loads(res.to_json())
         >>> sorted(data), data["summary"]["FO/best"]["bound_mean"]
         (['dataset', 'rows', 'settings', 'summary', 'wall_time'], 0.3)
@@ -73,6 +77,7 @@ class CompareResult:
             indent=2,
         )
 
+    @fill_doc(toy_result=_TOY_RESULT)
     def to_csv(self):
         """The rows as CSV text.
 
@@ -84,11 +89,7 @@ class CompareResult:
 
         Examples
         --------
-        >>> from skpacbayes.benchmark import CompareResult
-        >>> row = dict(dataset="toy", seed=0, method="FO", posterior="categorical", bound=0.3,
-        ...            test_error=0.1, train_error=0.08, fit_time=1.0, n_iter=10, delta=0.05)
-        >>> res = CompareResult("toy", [row, {**row, "posterior": "best", "chosen": "categorical"}],
-        ...                     settings={"seeds": 1, "delta": 0.05})
+        {toy_result}
         >>> print(res.to_csv())
         dataset,seed,method,posterior,bound,test_error,train_error,fit_time,n_iter,delta
         toy,0,FO,categorical,0.3,0.1,0.08,1.0,10,0.05

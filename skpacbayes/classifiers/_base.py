@@ -26,6 +26,7 @@ from skpacbayes.classifiers._constraints import (
     check_delta,
     keyword_init,
 )
+from skpacbayes.classifiers._docstrings import fill_doc
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._keyword_only import KeywordOnlyMixin
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
@@ -383,6 +384,7 @@ class MajorityVoteClassifier(
         return SplitForest()
 
     @_fit_context(prefer_skip_nested_validation=False)
+    @fill_doc()
     def fit(self, X, y, **fit_params):
         """Learn the posterior by minimising the bound, then certify it.
 
@@ -409,10 +411,7 @@ class MajorityVoteClassifier(
 
         Examples
         --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
+        {fitted_occam}
         >>> round(clf.bound_, 3)  # the true error rate is at most 17.3 % (probability >= 95 %)
         0.173
         """
@@ -514,6 +513,7 @@ class MajorityVoteClassifier(
             f"posterior use and no other bound or posterior here does. Valid: {valid}."
         )
 
+    @fill_doc()
     def recompute_bound(self, delta):
         """Certificate of the fitted posterior at another confidence level.
 
@@ -543,10 +543,7 @@ class MajorityVoteClassifier(
 
         Examples
         --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
+        {fitted_occam}
         >>> clf.recompute_bound(clf.delta) == clf.bound_
         True
         >>> clf.recompute_bound(clf.delta / 10) > clf.bound_  # more confidence, looser

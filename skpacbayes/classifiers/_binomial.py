@@ -6,10 +6,16 @@ from skpacbayes.objectives import Binomial
 
 from ._base import MajorityVoteClassifier
 from ._constraints import Integers, keyword_init
+from ._docstrings import fill_doc, fit_example
 
 __all__ = ["BinomialBoundClassifier"]
 
 
+@fill_doc(
+    example=fit_example(
+        "BinomialBoundClassifier", params="n_draws=10, max_epochs=5, random_state=0"
+    )
+)
 class BinomialBoundClassifier(MajorityVoteClassifier):
     """Majority vote certified by the binomial bound with ``n_draws`` voters.
 
@@ -19,29 +25,16 @@ class BinomialBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, prior, delta
-        See :class:`MajorityVoteClassifier`.
+    {parameters_before}
     n_draws : int, default=100
         The number ``N`` of independent voter draws.
-    solver, max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
-random_state, verbose, n_jobs, max_train_rows
-        See :class:`MajorityVoteClassifier`.
+    {parameters_after}
 
     Attributes
     ----------
-    bound_ : float
-        Certified upper bound on the true risk of ``predict``.
-    certificate_ : Certificate
-        Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`.
+    {attributes}
 
-    Examples
-    --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from skpacbayes import BinomialBoundClassifier
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = BinomialBoundClassifier(n_draws=10, max_epochs=5, random_state=0).fit(X, y)
-    >>> 0 < clf.bound_ <= 1
-    True
+    {example}
     """
 
     _parameter_constraints: ClassVar[dict] = {

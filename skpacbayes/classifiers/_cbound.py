@@ -3,10 +3,12 @@
 from skpacbayes.objectives import CBound
 
 from ._base import MajorityVoteClassifier
+from ._docstrings import fill_doc, fit_example
 
 __all__ = ["CBoundClassifier"]
 
 
+@fill_doc(example=fit_example("CBoundClassifier"))
 class CBoundClassifier(MajorityVoteClassifier):
     """Binary majority vote certified by the C-bound (PAC-Bound 1, :ref:`theory-classical`).
 
@@ -16,25 +18,13 @@ class CBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, prior, delta, solver, max_epochs, batch_size, learning_rate, \
-early_stopping_patience, device, random_state, verbose, n_jobs, max_train_rows
-        See :class:`MajorityVoteClassifier`.
+    {parameters}
 
     Attributes
     ----------
-    bound_ : float
-        Certified upper bound on the true risk of ``predict``.
-    certificate_ : Certificate
-        Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`.
+    {attributes}
 
-    Examples
-    --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from skpacbayes import CBoundClassifier
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = CBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
-    >>> 0 < clf.bound_ <= 1
-    True
+    {example}
     """
 
     _bound_class = CBound

@@ -3,6 +3,7 @@
 from skpacbayes.objectives import FirstOrder
 
 from ._base import MajorityVoteClassifier
+from ._docstrings import fill_doc, fit_example
 
 __all__ = ["FirstOrderBoundClassifier"]
 
@@ -10,6 +11,11 @@ __all__ = ["FirstOrderBoundClassifier"]
 # ---------------------------------------------------------------------- #
 # The named estimators
 # ---------------------------------------------------------------------- #
+@fill_doc(
+    example=fit_example(
+        "FirstOrderBoundClassifier", check="0 <= clf.score(X, y) <= 1 and 0 < clf.bound_ <= 1"
+    )
+)
 class FirstOrderBoundClassifier(MajorityVoteClassifier):
     """Majority vote certified by the first-order ("factor 2") bound.
 
@@ -19,9 +25,7 @@ class FirstOrderBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, prior, delta, solver, max_epochs, batch_size, learning_rate, \
-early_stopping_patience, device, random_state, verbose, n_jobs, max_train_rows
-        See :class:`MajorityVoteClassifier`.
+    {parameters}
 
     Attributes
     ----------
@@ -72,14 +76,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs, max_train_rows
     :class:`~skpacbayes.CertifiedVoteClassifier` (a forest certified on held-out rows), or
     the Dirichlet or Gaussian posterior here (592 and 532 effective voters of 600).
 
-    Examples
-    --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from skpacbayes import FirstOrderBoundClassifier
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = FirstOrderBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
-    >>> 0 <= clf.score(X, y) <= 1 and 0 < clf.bound_ <= 1
-    True
+    {example}
     """
 
     _bound_class = FirstOrder

@@ -6,10 +6,12 @@ from skpacbayes.objectives import Margin
 
 from ._base import MajorityVoteClassifier
 from ._constraints import Integers, keyword_init
+from ._docstrings import fill_doc, fit_example
 
 __all__ = ["MarginBoundClassifier"]
 
 
+@fill_doc(example=fit_example("MarginBoundClassifier"))
 class MarginBoundClassifier(MajorityVoteClassifier):
     """Binary Dirichlet majority vote certified by the margin bound.
 
@@ -29,14 +31,11 @@ class MarginBoundClassifier(MajorityVoteClassifier):
         See :class:`MajorityVoteClassifier` (only ``posterior="dirichlet"``).
     n_margins : int, default=20
         Size of the fixed grid of margins gamma (log-spaced in [1e-3, 1]).
-    solver, max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
-random_state, verbose, n_jobs, max_train_rows
-        See :class:`MajorityVoteClassifier`.
+    {parameters_after}
 
     Attributes
     ----------
-    bound_ : float
-        Certified upper bound on the true risk of ``predict``.
+    {bound_attribute}
     certificate_ : Certificate
         Its ingredients (``details`` holds gamma, K, the margin error of the deployed
         vote at gamma and the tails ``t0``, ``t1``). Other attributes as
@@ -48,14 +47,7 @@ random_state, verbose, n_jobs, max_train_rows
     same PAC-Bayes statement for the loss ``1[M' <= 0]``); it only steers ``theta``. The
     certificate is then computed in float64 from the deployed weights.
 
-    Examples
-    --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from skpacbayes import MarginBoundClassifier
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = MarginBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
-    >>> 0 < clf.bound_ <= 1
-    True
+    {example}
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -3,10 +3,12 @@
 from skpacbayes.objectives import Occam
 
 from ._base import MajorityVoteClassifier
+from ._docstrings import fill_doc
 
 __all__ = ["OccamBoundClassifier"]
 
 
+@fill_doc()
 class OccamBoundClassifier(MajorityVoteClassifier):
     """The best single voter, certified by Occam's razor (the line to beat).
 
@@ -49,10 +51,7 @@ class OccamBoundClassifier(MajorityVoteClassifier):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from skpacbayes import OccamBoundClassifier
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
+    {fitted_occam}
     >>> int((clf.weights_ > 0).sum())
     1
     """

@@ -6,10 +6,12 @@ from skpacbayes.objectives import Partition
 
 from ._base import MajorityVoteClassifier
 from ._constraints import keyword_init
+from ._docstrings import fill_doc, fit_example
 
 __all__ = ["PartitionBoundClassifier"]
 
 
+@fill_doc(example=fit_example("PartitionBoundClassifier"))
 class PartitionBoundClassifier(MajorityVoteClassifier):
     """Majority vote certified by the partition (stochastic-to-deterministic) bound.
 
@@ -27,18 +29,14 @@ class PartitionBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, prior, delta
-        See :class:`MajorityVoteClassifier`.
+    {parameters_before}
     tighten : bool, default=True
         Run the post-training heuristics.
-    solver, max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
-random_state, verbose, n_jobs, max_train_rows
-        See :class:`MajorityVoteClassifier`.
+    {parameters_after}
 
     Attributes
     ----------
-    bound_ : float
-        Certified upper bound on the true risk of ``predict``.
+    {bound_attribute}
     certificate_ : Certificate
         Its ingredients (with ``b_tilde``, ``c_tilde``). Other attributes as
         :class:`FirstOrderBoundClassifier`.
@@ -53,14 +51,7 @@ random_state, verbose, n_jobs, max_train_rows
     :class:`~skpacbayes.CertifiedVoteClassifier` (a forest certified on held-out rows), or
     the Dirichlet or Gaussian posterior here (592 and 532 effective voters of 600).
 
-    Examples
-    --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from skpacbayes import PartitionBoundClassifier
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = PartitionBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
-    >>> 0 < clf.bound_ <= 1
-    True
+    {example}
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes.classifiers._constraints import check_delta
+from skpacbayes.classifiers._docstrings import fill_doc
 from skpacbayes.classifiers._out_of_core import dask_rows
 
 __all__ = ["SelectedCandidateMixin", "validated_for_predict"]
@@ -86,14 +87,13 @@ class SelectedCandidateMixin:
         return self.best_estimator_.recompute_bound(self._candidate_deltas(delta)[self.best_index_])
 
     @dask_rows("labels")
+    @fill_doc()
     def predict(self, X):
         """Predict with the selected candidate.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``. A dask array gives a
-            lazy dask array, computed block by block.
+        {X_selected_rows}
 
         Returns
         -------
@@ -102,11 +102,7 @@ class SelectedCandidateMixin:
 
         Examples
         --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
+        {fitted_selection}
         >>> sel.predict(X[:5])
         array([0, 0, 0, 0, 0])
         """
@@ -114,14 +110,13 @@ class SelectedCandidateMixin:
         return self.best_estimator_.predict(X)
 
     @dask_rows("scores")
+    @fill_doc()
     def decision_function(self, X):
         """Decision function of the selected candidate.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``. A dask array gives a
-            lazy dask array, computed block by block.
+        {X_selected_rows}
 
         Returns
         -------
@@ -130,11 +125,7 @@ class SelectedCandidateMixin:
 
         Examples
         --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
+        {fitted_selection}
         >>> sel.decision_function(X[:2])
         array([-1., -1.])
         """
@@ -142,14 +133,13 @@ class SelectedCandidateMixin:
         return self.best_estimator_.decision_function(X)
 
     @dask_rows("proba")
+    @fill_doc()
     def predict_proba(self, X):
         """Vote shares of the selected candidate.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Input samples, with the features seen during ``fit``. A dask array gives a
-            lazy dask array, computed block by block.
+        {X_selected_rows}
 
         Returns
         -------
@@ -158,11 +148,7 @@ class SelectedCandidateMixin:
 
         Examples
         --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)
+        {fitted_selection}
         >>> sel.predict_proba(X[:2]).shape
         (2, 2)
         """

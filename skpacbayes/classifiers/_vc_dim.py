@@ -6,10 +6,12 @@ from skpacbayes.objectives import VCDim
 
 from ._base import MajorityVoteClassifier
 from ._constraints import Integers, keyword_init
+from ._docstrings import fill_doc, fit_example
 
 __all__ = ["VCDimBoundClassifier"]
 
 
+@fill_doc(example=fit_example("VCDimBoundClassifier"))
 class VCDimBoundClassifier(MajorityVoteClassifier):
     """Binary majority vote certified by the VC-dimension bound (no PAC-Bayes).
 
@@ -26,9 +28,7 @@ class VCDimBoundClassifier(MajorityVoteClassifier):
 
     Parameters
     ----------
-    voters, posterior, prior, delta, solver, max_epochs, batch_size, learning_rate, \
-early_stopping_patience, device, random_state, verbose, n_jobs, max_train_rows
-        See :class:`MajorityVoteClassifier`.
+    {parameters}
     cv : int >= 2 or None, default=5
         Folds of the stratified cross-validation (on the rows the bound uses,
         shuffled from ``random_state``) that chooses the deployed weights: each
@@ -48,10 +48,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs, max_train_rows
 
     Attributes
     ----------
-    bound_ : float
-        Certified upper bound on the true risk of ``predict``.
-    certificate_ : Certificate
-        Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`.
+    {attributes}
 
     Notes
     -----
@@ -59,14 +56,7 @@ early_stopping_patience, device, random_state, verbose, n_jobs, max_train_rows
     which is not a proven capacity of multi-class votes (the relevant notion is the
     Natarajan dimension), so no multi-class value is reported.
 
-    Examples
-    --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from skpacbayes import VCDimBoundClassifier
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = VCDimBoundClassifier(max_epochs=5, random_state=0).fit(X, y)
-    >>> 0 < clf.bound_ <= 1
-    True
+    {example}
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -9,6 +9,7 @@ shares, the three methods are written once here.
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skpacbayes.classifiers._docstrings import fill_doc
 from skpacbayes.classifiers._out_of_core import dask_rows
 
 __all__ = ["VotePredictions"]
@@ -61,14 +62,13 @@ class VotePredictions:
         return model.decision_function(self._rows(X))
 
     @dask_rows("scores")
+    @fill_doc()
     def decision_function(self, X):
         """The vote of each class.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Input samples (finite), with the features seen during ``fit``. A dask array
-            gives a lazy dask array, computed block by block.
+        {X_rows}
 
         Returns
         -------
@@ -82,10 +82,7 @@ class VotePredictions:
 
         Examples
         --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
+        {fitted_occam}
         >>> clf.decision_function(X[:2])  # binary: vote for classes_[1] minus vote for classes_[0]
         array([-1., -1.])
         """
@@ -96,6 +93,7 @@ class VotePredictions:
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     @dask_rows("labels")
+    @fill_doc()
     def predict(self, X):
         """The class of largest vote: what ``bound_`` certifies.
 
@@ -104,9 +102,7 @@ class VotePredictions:
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Input samples (finite), with the features seen during ``fit``. A dask array
-            gives a lazy dask array, computed block by block.
+        {X_rows}
 
         Returns
         -------
@@ -117,10 +113,7 @@ class VotePredictions:
 
         Examples
         --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
+        {fitted_occam}
         >>> clf.predict(X[:5])
         array([0, 0, 0, 0, 0])
         """
@@ -128,6 +121,7 @@ class VotePredictions:
         return self.classes_[np.argmax(scores, axis=1)]
 
     @dask_rows("proba")
+    @fill_doc()
     def predict_proba(self, X):
         """Vote shares of each class.
 
@@ -141,9 +135,7 @@ class VotePredictions:
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-            Input samples (finite), with the features seen during ``fit``. A dask array
-            gives a lazy dask array, computed block by block.
+        {X_rows}
 
         Returns
         -------
@@ -153,10 +145,7 @@ class VotePredictions:
 
         Examples
         --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> clf = OccamBoundClassifier(random_state=0).fit(X, y)
+        {fitted_occam}
         >>> clf.predict_proba(X[:2])  # a single voter: all the weight on one class
         array([[1., 0.],
                [1., 0.]])

@@ -26,10 +26,27 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
 
+from skpacbayes._docstrings import fill_doc
 from skpacbayes.bounds import seeger_epsilon
 from skpacbayes.bounds._kl import kl_shifted, newton_kl_inv_upper, newton_kl_root
 from skpacbayes.engine.parallel import thread_limit
 from skpacbayes.posteriors import categorical_kl
+
+#: the statement's parameters and the result of both searches (docstring text)
+_SEARCH_STATEMENT = """\
+m : int
+    Sample size of the statement.
+delta : float
+    Confidence of the statement (already divided among the groups).
+prior : ndarray of shape (n,), optional
+    Prior weights (uniform by default).
+
+Returns
+-------
+q : ndarray of shape (n,)
+    The minimising posterior.
+value : float
+    Its objective."""
 
 __all__ = ["gibbs_posterior", "gibbs_search", "tandem_search"]
 
@@ -203,6 +220,7 @@ def _crossings(x, h):
     return [(float(r), float(x[i]), float(x[i + 1])) for r, i in zip(roots, at, strict=True)]
 
 
+@fill_doc(search_statement=_SEARCH_STATEMENT)
 def gibbs_search(rates, m, delta, prior=None):
     """The Gibbs posterior minimising the first-order objective ``kl_inv_upper(<q, e>, eps)``.
 
@@ -224,19 +242,7 @@ def gibbs_search(rates, m, delta, prior=None):
     ----------
     rates : ndarray of shape (n,)
         Error rates ``e_i`` of the voters (float64).
-    m : int
-        Sample size of the statement.
-    delta : float
-        Confidence of the statement (already divided among the groups).
-    prior : ndarray of shape (n,), optional
-        Prior weights (uniform by default).
-
-    Returns
-    -------
-    q : ndarray of shape (n,)
-        The minimising posterior.
-    value : float
-        Its objective.
+    {search_statement}
 
     Examples
     --------
@@ -354,6 +360,7 @@ class _TandemPath:
 
 
 @_single_threaded
+@fill_doc(search_statement=_SEARCH_STATEMENT)
 def tandem_search(tandem, m, delta, prior=None):
     """The posterior minimising the tandem objective ``kl_inv_upper(q^T T q, eps)``.
 
@@ -369,19 +376,7 @@ def tandem_search(tandem, m, delta, prior=None):
     ----------
     tandem : ndarray of shape (n, n)
         Tandem (joint error) rates ``T``.
-    m : int
-        Sample size of the statement.
-    delta : float
-        Confidence of the statement (already divided among the groups).
-    prior : ndarray of shape (n,), optional
-        Prior weights (uniform by default).
-
-    Returns
-    -------
-    q : ndarray of shape (n,)
-        The minimising posterior.
-    value : float
-        Its objective.
+    {search_statement}
 
     Examples
     --------
