@@ -245,10 +245,10 @@ def test_each_group_is_certified_at_its_share(three_classes):
     groups = np.array(["north", "south", "west"])[(X[:, 0] > 0).astype(int) + (X[:, 1] > 1)]
     clf = HoldOutBoundClassifier(voters=PrefitVoters(model), risks=("miss_rate",))
     clf.fit(X, y, groups=groups)
-    assert clf.groups_.tolist() == ["north", "south", "west"]
+    assert clf.group_labels_.tolist() == ["north", "south", "west"]
     predicted = model.predict(X)
     share = equal_share(0.025, 3 * 4)  # half of delta, 3 groups x (error + 3 miss rates)
-    for g, name in enumerate(clf.groups_):
+    for g, name in enumerate(clf.group_labels_):
         rows = groups == name
         errors = int(np.sum(predicted[rows] != y[rows]))
         assert clf.group_bounds_["error"][g] == binomial_inv_upper(errors, rows.sum(), share)

@@ -167,11 +167,11 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         ``P(predict(x) != y | y = classes_[k])`` (1.0 for a class without held-out rows);
         their errors and rows are in ``certificate_.details["class_errors"]`` and
         ``["class_sizes"]``.
-    groups_ : ndarray
+    group_labels_ : ndarray
         With ``groups`` given to ``fit`` only: the groups, sorted.
     group_bounds_ : dict
         With ``groups`` only: for ``"error"``, the certified error of ``predict`` on each
-        group (an array over ``groups_``); for each risk of ``risks``, an array of shape
+        group (an array over ``group_labels_``); for each risk of ``risks``, an array of shape
         ``(n_groups, n_classes)``. 1.0 where a group has no held-out rows in the
         denominator.
     risk_bounds_ : dict
@@ -354,7 +354,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
             classes = held_out.held_out_classes(self.voters, classes)
             y_idx = np.searchsorted(classes, y)
         spec = self._spec(held_out.rows_seed(self.random_state))
-        for name in ("groups_", "group_bounds_"):  # from an earlier fit
+        for name in ("group_labels_", "group_bounds_"):  # from an earlier fit
             self.__dict__.pop(name, None)
         if groups is not None:
             if is_dask_input(X, y) or is_dask_input(groups):
@@ -364,8 +364,8 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
                 )
             groups = column_or_1d(groups, warn=True)
             check_consistent_length(y, groups)
-            self.groups_, g_idx = np.unique(groups, return_inverse=True)
-            spec = dataclasses.replace(spec, groups=g_idx, n_groups=self.groups_.size)
+            self.group_labels_, g_idx = np.unique(groups, return_inverse=True)
+            spec = dataclasses.replace(spec, groups=g_idx, n_groups=self.group_labels_.size)
         self.classes_ = classes
         if sample:
             result = held_out.certify_sample(spec, X, y, y_idx, classes, self.train_size)

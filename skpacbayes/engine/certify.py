@@ -387,12 +387,12 @@ def _group_details(statement, groups, risks, overall, n_statements):
     one value per group; a risk: one row per group, one value per class), the groups' row
     counts and shares."""
     from skpacbayes.engine.certificate import equal_share
+    from skpacbayes.engine.risks import error_counts
 
     groups = np.asarray(groups)
     n_groups, n_classes = groups.shape[0], groups.shape[1]
     share = equal_share(statement.delta - overall, n_statements * n_groups * (1 + len(risks)))
-    errors = [int(c.sum() - np.trace(c)) for c in groups]
-    sizes = [int(c.sum()) for c in groups]
+    errors, sizes = zip(*(error_counts(c) for c in groups), strict=True)
     bound = statement.bound
     out = {"error": tuple(float(b) for b in bound.rate_statements(errors, sizes, share))}
     for s in risks:

@@ -158,7 +158,7 @@ class VotePasses(TotalVoteErrors):
             answer, is 0).
         """
         from skpacbayes.engine.risks import confusion_counts
-        from skpacbayes.engine.vote import weighted_vote_scores
+        from skpacbayes.engine.vote import vote_predictions
 
         weights = np.asarray(weights)
         supports = [np.flatnonzero(w) for w in weights]
@@ -168,8 +168,7 @@ class VotePasses(TotalVoteErrors):
             in_rows = rows[start:stop]
             y_chunk = y_idx[start:stop][in_rows]
             for i, (w, support) in enumerate(zip(weights, supports, strict=True)):
-                scores = weighted_vote_scores(chunk[:, support], w[support], n_classes)
-                predicted = np.argmax(scores, axis=1)[in_rows]
+                predicted = vote_predictions(chunk[:, support], w[support], n_classes)[in_rows]
                 confusions[i] += confusion_counts(y_chunk, predicted, n_classes)
         return confusions
 

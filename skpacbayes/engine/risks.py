@@ -36,6 +36,7 @@ __all__ = [
     "check_risks",
     "class_counts",
     "confusion_counts",
+    "error_counts",
     "group_confusion_counts",
     "risk_statements",
 ]
@@ -237,6 +238,29 @@ def confusion_counts(y_true, y_pred, n_classes):
     y_pred = np.where(y_pred < 0, n_classes, y_pred)
     cells = np.bincount(y_true * (n_classes + 1) + y_pred, minlength=n_classes * (n_classes + 1))
     return cells.reshape(n_classes, n_classes + 1)
+
+
+def error_counts(confusion):
+    """The errors and the rows of the error rate: the answered rows and those of them whose
+    predicted class is not the true one.
+
+    Parameters
+    ----------
+    confusion : ndarray of int, shape (K, K + 1)
+        From :func:`confusion_counts`.
+
+    Returns
+    -------
+    errors, rows : int
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.risks import error_counts
+    >>> error_counts([[1, 1, 0], [0, 1, 1]])
+    (1, 3)
+    """
+    answered = np.asarray(confusion, dtype=np.int64)[:, :-1]
+    return int(answered.sum() - np.trace(answered)), int(answered.sum())
 
 
 def class_counts(confusion):

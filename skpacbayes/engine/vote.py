@@ -46,6 +46,32 @@ def weighted_vote_scores(votes, weights, n_classes):
     return scores
 
 
+def vote_predictions(votes, weights, n_classes):
+    """What ``predict`` returns, as class indices: the first class of largest score
+    (``numpy.argmax``).
+
+    Parameters
+    ----------
+    votes : ndarray of shape (n_samples, n_voters)
+        Class indices.
+    weights : ndarray of shape (n_voters,)
+        Vote weights.
+    n_classes : int
+
+    Returns
+    -------
+    ndarray of int, shape (n_samples,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skpacbayes.engine.vote import vote_predictions
+    >>> vote_predictions(np.array([[0, 1], [1, 1]]), np.ones(2), 2)  # a tie to class 0
+    array([0, 1])
+    """
+    return np.argmax(weighted_vote_scores(votes, weights, n_classes), axis=1)
+
+
 def _strict_argmax_is(scores, y_idx):
     """True where the true class has a STRICT maximum score (ties are errors)."""
     true = scores[np.arange(scores.shape[0]), y_idx]
@@ -77,7 +103,6 @@ def vote_errors(votes, y_idx, weights, n_classes, ties="error"):
     """
     if ties not in TIE_RULES:
         raise ValueError(f"ties must be one of {TIE_RULES}; got {ties!r}.")
-    scores = weighted_vote_scores(votes, weights, n_classes)
     if ties == "first":
-        return np.argmax(scores, axis=1) != np.asarray(y_idx)
-    return ~_strict_argmax_is(scores, y_idx)
+        return vote_predictions(votes, weights, n_classes) != np.asarray(y_idx)
+    return ~_strict_argmax_is(weighted_vote_scores(votes, weights, n_classes), y_idx)

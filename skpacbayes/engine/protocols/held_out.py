@@ -30,6 +30,7 @@ from sklearn.utils.validation import _num_samples
 
 from skpacbayes.engine.certify import HeldOutStatement, certify
 from skpacbayes.engine.dask_passes import is_dask_input
+from skpacbayes.engine.risks import error_counts
 from skpacbayes.engine.sampling import draw_rows
 from skpacbayes.engine.spec import progress
 
@@ -180,7 +181,7 @@ class HeldOutCount:
     @property
     def errors(self):
         """Errors on every held-out row."""
-        return int(self.confusion.sum() - np.trace(self.confusion))
+        return error_counts(self.confusion)[0]
 
     @property
     def size(self):
@@ -455,10 +456,10 @@ def _vote_confusion(votes, codes, y_idx, n_classes):
     """The confusion matrix of what ``predict`` returns, the plain vote (ties to the first
     class), votes mapped by ``codes``."""
     from skpacbayes.engine.risks import confusion_counts
-    from skpacbayes.engine.vote import weighted_vote_scores
+    from skpacbayes.engine.vote import vote_predictions
 
-    scores = weighted_vote_scores(codes[votes], np.ones(votes.shape[1]), n_classes)
-    return confusion_counts(y_idx, np.argmax(scores, axis=1), n_classes)
+    predicted = vote_predictions(codes[votes], np.ones(votes.shape[1]), n_classes)
+    return confusion_counts(y_idx, predicted, n_classes)
 
 
 def _share(spec, n_statements, n_classes):
@@ -511,10 +512,10 @@ def _group_confusions(spec, bank, codes, weights, X, rows, y_idx, n_classes):
     if spec.groups is None:
         return None
     from skpacbayes.engine.risks import group_confusion_counts
-    from skpacbayes.engine.vote import weighted_vote_scores
+    from skpacbayes.engine.vote import vote_predictions
 
     votes = bank.votes(_safe_indexing(X, rows))
-    predicted = np.argmax(weighted_vote_scores(codes[votes], weights, n_classes), axis=1)
+    predicted = vote_predictions(codes[votes], weights, n_classes)
     return group_confusion_counts(
         y_idx[rows], predicted, spec.groups[rows], spec.n_groups, n_classes
     )
@@ -605,8 +606,8 @@ def certify_fractions(spec, X, y, y_idx, classes, fractions, fold=0):
         HeldOutStatement(
             spec.bound,
             index,
-            tuple(int(c.sum() - np.trace(c)) for c in counts),
-            tuple(int(c.sum()) for c in counts),
+            tuple(error_counts(c)[0] for c in counts),
+            tuple(error_counts(c)[1] for c in counts),
             float(spec.delta),
             counted.voters.n_voters_,
             weights,
@@ -690,7 +691,7 @@ def certify_halves(spec, X, y, y_idx, classes):
         rows = np.zeros(_num_samples(X), dtype=bool)
         rows[g.samples] = True
         counts.append(count(g.voters, rows, y_idx))
-        k = int(counts[-1].sum() - np.trace(counts[-1]))
+        k = error_counts(counts[-1])[0]
         # the statement's bound for the progress line (the certify step computes its own)
         values.append(spec.bound.statement(k, g.samples.size, share))
         spec.report(
@@ -705,7 +706,7 @@ def certify_halves(spec, X, y, y_idx, classes):
         HeldOutStatement(
             spec.bound,
             half,
-            tuple(int(c.sum() - np.trace(c)) for c in counts),
+            tuple(error_counts(c)[0] for c in counts),
             tuple(int(g.samples.size) for g in groups),
             float(spec.delta),
             int(bank.n_voters_),

@@ -14,6 +14,7 @@ from sklearn.utils.validation import _num_samples
 
 from skpacbayes.engine.certify import HeldOutStatement, certify
 from skpacbayes.engine.dask_passes import is_dask_input
+from skpacbayes.engine.risks import error_counts
 
 __all__ = ["StreamState", "start_stream", "update_stream"]
 
@@ -129,8 +130,8 @@ def update_stream(state, bound, voters, settings, risks, X, y_idx, n_classes):
         HeldOutStatement(
             bound,
             0,
-            (int(confusion.sum() - np.trace(confusion)),),
-            (int(confusion.sum()),),
+            (error_counts(confusion)[0],),
+            (error_counts(confusion)[1],),
             float(settings["delta"]),
             voters.n_voters_,
             weights,
