@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -156,6 +157,14 @@ def _page_names(page):
             y_hold=da.from_array(y_big[1000:], chunks=500),
             model=model,
         )
+        # a pipeline fitted on a DataFrame of the page's columns (other rows than its files')
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        columns = pd.DataFrame(X_fit, columns=names["features"])
+        pipeline = make_pipeline(StandardScaler(), LogisticRegression()).fit(columns, y_fit)
+        names.update(pipeline=pipeline)
     return names
 
 
@@ -183,12 +192,10 @@ def test_every_stand_in_is_used():
 
 
 @pytest.fixture
-def local_cluster(monkeypatch):
-    """``LocalCluster`` and ``Client(address)`` as one in-process worker; Parquet files as a
-    small frame with the page's column names (``dask.dataframe`` itself needs pyarrow)."""
+def local_cluster(monkeypatch, tmp_path):
+    """``LocalCluster`` and ``Client(address)`` as one in-process worker; the pages' Parquet
+    files as real ones, the breast cancer data with the page's column names."""
     distributed = pytest.importorskip("distributed")
-    import dask
-    import dask.array as da
 
     real_cluster, real_client = distributed.LocalCluster, distributed.Client
     opened = []
@@ -204,31 +211,21 @@ def local_cluster(monkeypatch):
         def __init__(self, address=None, *args, **kwargs):
             super().__init__(Cluster() if isinstance(address, str) else address, *args, **kwargs)
 
-    class Frame:  # what the pages read of a dask DataFrame: columns, then a dask array
-        def __init__(self, columns):
-            self.columns = columns
+    dd = pytest.importorskip("dask.dataframe")  # needs pyarrow
+    from sklearn.datasets import load_breast_cancer
 
-        def __getitem__(self, key):
-            return (
-                Frame({k: self.columns[k] for k in key})
-                if isinstance(key, list)
-                else (Frame({key: self.columns[key]}))
-            )
+    X, y = load_breast_cancer(return_X_y=True)
+    frame = pd.DataFrame({**{f"f{j}": X[:, j] for j in range(X.shape[1])}, "label": y})
+    files = tmp_path / "rows"
+    files.mkdir()
+    for i, start in enumerate(range(0, len(frame), 200)):  # a Parquet file a partition
+        frame[start : start + 200].to_parquet(files / f"part{i}.parquet")
+    real_read = dd.read_parquet
 
-        def to_dask_array(self, lengths):
-            values = np.column_stack(list(self.columns.values()))
-            return da.from_array(values[:, 0] if values.shape[1] == 1 else values, chunks=200)
+    def read_parquet(path, *args, **kwargs):  # the page's path (S3, a glob): these files
+        return real_read(str(files), *args, **kwargs)
 
-    def read_parquet(path, *args, **kwargs):
-        from sklearn.datasets import load_breast_cancer
-
-        X, y = load_breast_cancer(return_X_y=True)
-        return Frame({**{f"f{j}": X[:, j] for j in range(X.shape[1])}, "label": y})
-
-    fake = type(sys)("dask.dataframe")
-    fake.read_parquet = read_parquet
-    monkeypatch.setitem(sys.modules, "dask.dataframe", fake)
-    monkeypatch.setattr(dask, "dataframe", fake, raising=False)
+    monkeypatch.setattr(dd, "read_parquet", read_parquet)
     monkeypatch.setattr(distributed, "LocalCluster", Cluster)
     monkeypatch.setattr(distributed, "Client", Client)
     yield

@@ -480,7 +480,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
             from skpacbayes.engine.dask_passes import label_indices
 
             n_features = getattr(self, "n_features_in_", None)
-            X, y, labels = dask_training_data(self, X, y, min_classes=1)
+            X, y, labels = dask_training_data(self, X, y, min_classes=1, reset=state is None)
             if state is not None and X.shape[1] != n_features:
                 raise ValueError(
                     f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "

@@ -12,7 +12,16 @@ import uuid
 
 import numpy as np
 
-from skpacbayes.engine.dask_passes import WHAT_WORKS, is_dask_array, is_dask_input, rows_array
+from skpacbayes.engine.dask_passes import (
+    WHAT_WORKS,
+    FrameRows,
+    column_array,
+    is_dask_array,
+    is_dask_frame,
+    is_dask_input,
+    is_dask_series,
+    rows_array,
+)
 
 __all__ = [
     "dask_rows",
@@ -21,63 +30,88 @@ __all__ = [
 ]
 
 
-def dask_training_data(estimator, X, y, min_classes=2):
+def dask_training_data(estimator, X, y, min_classes=2, reset=True):
     """Check a dask ``X`` and its labels; the dask counterpart of ``validate_training_data``.
 
     Parameters
     ----------
     estimator : estimator
-        Receives ``n_features_in_``.
-    X : dask.array.Array of shape (n_samples, n_features)
-        Finite numeric features (NaN and infinite values are refused by the passes).
-    y : dask.array.Array or array-like of shape (n_samples,)
-        Class labels; rechunked to the row chunks of ``X`` when they differ.
+        Receives ``n_features_in_`` (and ``feature_names_in_`` from a DataFrame's columns).
+    X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+        Finite numeric features (NaN and infinite values are refused by the passes); or,
+        when the estimator's voters are prefit models that read their rows as given
+        (``PrefitVoters``), a dask DataFrame, each partition of which reaches the models.
+    y : dask.array.Array, dask.dataframe.Series or array-like of shape (n_samples,)
+        Class labels, by the position of their rows; rechunked to the row chunks of ``X``
+        when they differ.
     min_classes : int, default=2
         Fewest distinct labels accepted (1 for a batch of a stream, ``partial_fit``).
+    reset : bool, default=True
+        Whether a DataFrame's columns set ``feature_names_in_`` (False: they are checked
+        against it, as for a later batch of a stream).
 
     Returns
     -------
-    X : dask.array.Array
-        Float features in a single column chunk.
+    X : dask.array.Array or FrameRows
+        Float features in a single column chunk, or the DataFrame's partitions with their
+        numbers of rows.
     y : dask.array.Array
         The labels, in the row chunks of ``X``.
     classes : ndarray
         Sorted distinct labels (at least two), computed in one pass over ``y``.
     """
     import dask.array as da
-    from sklearn.utils.multiclass import check_classification_targets
-    from sklearn.utils.validation import column_or_1d
+    from sklearn.utils.validation import _check_feature_names
 
     name = type(estimator).__name__
-    X = rows_array(X, f"{name}.fit")
-    n_rows = X.shape[0]
-    if n_rows == 0:
+    frame = is_dask_frame(X) and getattr(getattr(estimator, "voters", None), "_keeps_input", False)
+    rows = FrameRows(X) if frame else rows_array(X, f"{name}.fit")  # FrameRows: a pass
+    if rows.shape[0] == 0:
         raise ValueError(f"{name}.fit: X has no row.")
-    if is_dask_array(y):
-        if y.ndim != 1:
-            raise ValueError(f"{name}.fit needs a 1-D dask array y; got shape {y.shape}.")
-        if any(math.isnan(c) for c in y.chunks[0]):
-            raise ValueError("The chunks of y have unknown sizes: call y.compute_chunk_sizes().")
-    elif is_dask_input(y):
-        raise TypeError(f"y must be a dask array or in-memory labels; got {type(y).__name__}.")
-    else:
-        y = column_or_1d(np.asarray(y), warn=True)
-        y = da.from_array(y, chunks=(X.chunks[0],))
-    if y.shape[0] != n_rows:
-        raise ValueError(f"X has {n_rows} rows but y has {y.shape[0]} labels.")
-    if y.chunks[0] != X.chunks[0]:
-        y = y.rechunk((X.chunks[0],))
+    y = _labels(name, y, rows.chunks[0])
     classes = np.unique(da.unique(y).compute())
+    _check_classes(name, classes, min_classes)
+    estimator.n_features_in_ = rows.shape[1]
+    if frame:  # the columns, as scikit-learn records and checks them
+        _check_feature_names(estimator, X._meta, reset=reset)
+    elif hasattr(estimator, "feature_names_in_"):  # a previous fit on a DataFrame
+        del estimator.feature_names_in_
+    return rows, y, classes
+
+
+def _check_classes(name, classes, min_classes):
+    from sklearn.utils.multiclass import check_classification_targets
+
     check_classification_targets(classes)
     if classes.shape[0] < min_classes:
         raise ValueError(
             f"{name} needs samples of at least 2 classes in the data, but the data contains "
             f"only one class: {classes.tolist()[0]!r}."
         )
-    estimator.n_features_in_ = X.shape[1]
-    if hasattr(estimator, "feature_names_in_"):  # a previous fit on a DataFrame
-        del estimator.feature_names_in_
-    return X, y, classes
+
+
+def _labels(name, y, row_chunks):
+    """The labels ``y`` (a dask array, a dask Series, by the position of its rows, or labels
+    in memory) as a 1-D dask array in the row chunks ``row_chunks`` of ``X``."""
+    import dask.array as da
+    from sklearn.utils.validation import column_or_1d
+
+    if is_dask_array(y):
+        if y.ndim != 1:
+            raise ValueError(f"{name}.fit needs a 1-D dask array y; got shape {y.shape}.")
+        if any(math.isnan(c) for c in y.chunks[0]):
+            raise ValueError("The chunks of y have unknown sizes: call y.compute_chunk_sizes().")
+    elif is_dask_series(y):
+        y = column_array(y)
+    elif is_dask_input(y):
+        raise TypeError(
+            f"y must be a dask array, a dask Series or in-memory labels; got {type(y).__name__}."
+        )
+    else:
+        y = da.from_array(column_or_1d(np.asarray(y), warn=True))
+    if y.shape[0] != sum(row_chunks):
+        raise ValueError(f"X has {sum(row_chunks)} rows but y has {y.shape[0]} labels.")
+    return y if y.chunks[0] == tuple(row_chunks) else y.rechunk((tuple(row_chunks),))
 
 
 def refuse_dask_input(estimator, X, y, reason):
@@ -113,6 +147,8 @@ def _map_rows(estimator, method, X, output):
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(estimator)
+    if is_dask_frame(X):
+        return _map_partitions(estimator, method, X, output)
     if not is_dask_array(X) or X.ndim != 2:
         raise ValueError(
             f"{type(estimator).__name__}.{method.__name__} takes a 2-D dask array (or "
@@ -138,6 +174,22 @@ def _map_rows(estimator, method, X, output):
 
 def _apply_method(X, estimator, name):
     return getattr(estimator, name)(X)
+
+
+def _map_partitions(estimator, method, X, output):
+    """``method`` of ``estimator`` on every partition of a dask DataFrame ``X`` (each a pandas
+    DataFrame, as the prefit models read it): a lazy dask array of unknown row chunks."""
+    import dask.array as da
+    from dask import delayed
+
+    n_classes = len(estimator.classes_)
+    one_column = output == "labels" or (output == "scores" and n_classes == 2)
+    dtype = np.asarray(estimator.classes_).dtype if output == "labels" else np.float64
+    shape = (math.nan,) if one_column else (math.nan, n_classes)
+    task = delayed(_apply_method, pure=False)
+    model = delayed(estimator, pure=False)
+    blocks = [task(part, model, method.__name__) for part in X.to_delayed()]
+    return da.concatenate([da.from_delayed(b, shape=shape, dtype=dtype) for b in blocks])
 
 
 def dask_rows(output):

@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes.classifiers._docstrings import fill_doc
 from skpacbayes.classifiers._out_of_core import dask_rows
+from skpacbayes.engine.dask_passes import is_dask_input, predict_accuracy
 
 __all__ = ["VotePredictions"]
 
@@ -152,3 +153,29 @@ class VotePredictions:
         """
         own = self._model_output(X, "predict_proba")
         return self._shares(self._scores(X)) if own is None else own
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy of ``predict`` on ``X`` against ``y`` (its errors are what ``bound_``
+        certifies).
+
+        On a dask ``X`` (an array, or a DataFrame read by prefit models), one pass over its
+        blocks adds up the right answers; ``y`` and ``sample_weight`` are then dask Series in
+        the partitions of ``X``, or arrays of its rows (dask or in memory).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array, dask DataFrame} of shape (n_samples, n_features)
+            The rows, as ``predict`` takes them.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows.
+
+        Returns
+        -------
+        score : float
+            The weighted share of the rows that ``predict`` labels right.
+        """
+        if is_dask_input(X, y):
+            return predict_accuracy(self, X, y, sample_weight)
+        return super().score(X, y, sample_weight=sample_weight)

@@ -27,9 +27,14 @@ from skpacbayes.engine.passes import TotalVoteErrors
 __all__ = [
     "WHAT_WORKS",
     "DaskVotePasses",
+    "FrameRows",
+    "column_array",
     "is_dask_array",
+    "is_dask_frame",
     "is_dask_input",
+    "is_dask_series",
     "label_indices",
+    "predict_accuracy",
     "rows_array",
 ]
 
@@ -65,11 +70,93 @@ def is_dask_array(obj):
     return module is not None and isinstance(obj, module.Array)
 
 
+def is_dask_frame(obj):
+    """Whether ``obj`` is a ``dask.dataframe.DataFrame`` (False when it was never imported)."""
+    module = sys.modules.get("dask.dataframe")
+    return module is not None and isinstance(obj, getattr(module, "DataFrame", ()))
+
+
+def _partitions(collection):
+    """The partitions of a dask DataFrame or Series as delayed pandas objects, and the number
+    of rows of each, counted by one pass over these very partitions (dask may fuse the
+    partitions of a projection, so that another graph of the same collection would count
+    others)."""
+    import dask
+    from dask import delayed
+
+    parts = collection.to_delayed()
+    return parts, [int(n) for n in dask.compute(*[delayed(len)(p) for p in parts])]
+
+
+def is_dask_series(obj):
+    """Whether ``obj`` is a ``dask.dataframe.Series`` (False when it was never imported)."""
+    module = sys.modules.get("dask.dataframe")
+    return module is not None and isinstance(obj, getattr(module, "Series", ()))
+
+
+class FrameRows:
+    """The partitions of a dask DataFrame and their numbers of rows: the rows of a prefit
+    model that reads a DataFrame, each partition handed to it as the pandas DataFrame it is.
+
+    What the passes read of a dask array, for a DataFrame: its row chunks (the partitions'
+    rows, counted once, by a pass, when it is built), its blocks (``to_delayed``, the very
+    partitions counted) and its shape. It is a dask collection (its frame's graph), so every
+    check for out-of-core input sees it as one; ``meta``, an empty pandas DataFrame of its
+    columns and dtypes, gives the feature names.
+
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame
+        The rows, as the user gave them.
+    """
+
+    ndim = 2
+
+    def __init__(self, frame):
+        self.frame = frame
+        self.meta = frame._meta  # no row: the columns and their dtypes
+        self._parts, lengths = _partitions(frame)
+        n_columns = len(frame.columns)
+        self.chunks = (tuple(lengths), (n_columns,))
+        self.shape = (sum(lengths), n_columns)
+        self.numblocks = (len(lengths), 1)
+
+    def __dask_graph__(self):
+        return self.frame.__dask_graph__()
+
+    def to_delayed(self):
+        """The partitions as delayed pandas DataFrames, in a column of blocks (as a dask
+        array's ``to_delayed``)."""
+        return np.array(self._parts, dtype=object).reshape(-1, 1)
+
+
+def column_array(values):
+    """Labels or weights of rows as a 1-D dask array of known chunks: a dask Series by the
+    position of its rows (its partitions' rows counted by a pass), an array as it is."""
+    import dask.array as da
+    from dask import delayed
+
+    if not is_dask_series(values):
+        return da.asarray(values)
+    parts, lengths = _partitions(values)
+    dtype = np.asarray(values._meta).dtype
+    to_array = delayed(np.asarray, pure=True)
+    return da.concatenate(
+        [
+            da.from_delayed(to_array(p), shape=(n,), dtype=dtype)
+            for p, n in zip(parts, lengths, strict=True)
+        ]
+    )
+
+
 def rows_array(X, what):
     """``X`` as a 2-D dask array of known row chunks and a single column chunk."""
     if not is_dask_array(X):
-        if hasattr(X, "to_dask_array"):  # a dask DataFrame
-            hint = "convert a dask DataFrame with X.to_dask_array(lengths=True)"
+        if is_dask_frame(X):
+            hint = (
+                "a dask DataFrame reaches the model as it is with voters=PrefitVoters(model); "
+                "voters fitted here read numbers: convert it with X.to_dask_array(lengths=True)"
+            )
         else:  # in-memory X with dask labels
             hint = "pass both X and y as dask arrays (e.g. da.from_array(X)), or both in memory"
         raise TypeError(f"{what} takes X as a dask.array.Array; got {type(X).__name__}: {hint}.")
@@ -155,7 +242,9 @@ def _block_vote_confusions(voters, X, y_idx, weights, n_classes, packed):
 
 def _block_rows(voters, X, y_idx, local):
     """The votes and labels of the rows ``local`` of one block (the training sample's)."""
-    return voters.votes(X[local]), np.asarray(y_idx)[local]
+    from sklearn.utils import _safe_indexing
+
+    return voters.votes(_safe_indexing(X, local)), np.asarray(y_idx)[local]
 
 
 def _block_loss_sums(voters, X, y_idx, spec, group_voters, rule, nat):
@@ -227,8 +316,8 @@ class DaskVotePasses(TotalVoteErrors):
     ----------
     voters : voter bank
         Fitted (sent once to the cluster).
-    X : dask.array.Array of shape (n_rows, n_features)
-        In a single column chunk.
+    X : dask.array.Array of shape (n_rows, n_features) or FrameRows
+        In a single column chunk (a DataFrame's partitions are read by prefit models).
     """
 
     def __init__(self, voters, X):
@@ -379,3 +468,42 @@ class DaskVotePasses(TotalVoteErrors):
             "trains on an in-memory sample of them (max_train_rows) and certifies the others "
             "by a map-reduce."
         )
+
+
+def _block_score(estimator, X, y, weights):
+    """The weighted number of rows of one block that ``predict`` gets right, and its weight."""
+    y = np.asarray(y)
+    right = estimator.predict(X) == y
+    weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    return np.array([weights @ right, weights.sum()])
+
+
+def predict_accuracy(estimator, X, y, sample_weight=None):
+    """The accuracy of ``estimator.predict`` on a dask ``X`` (an array, or a DataFrame read by
+    prefit models), by one pass that adds up each block's right answers: the predictions
+    never come back.
+
+    ``y`` and ``sample_weight``: dask Series (their rows by position), dask arrays or arrays
+    in memory; a DataFrame's partitions' rows are counted first, by a pass over ``X``.
+    """
+    import dask
+    from dask import delayed
+
+    if is_dask_frame(X):
+        X = FrameRows(X)
+    else:
+        X = rows_array(X, f"{type(estimator).__name__}.score")
+    lengths = X.chunks[0]
+    blocks = []
+    for what, values in (("y", y), ("sample_weight", sample_weight)):
+        if values is None:
+            blocks.append([None] * len(lengths))
+            continue
+        values = column_array(values)
+        if values.ndim != 1 or values.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but {what} has shape {values.shape}.")
+        blocks.append(list(values.rechunk((lengths,)).to_delayed().ravel()))
+    task, model = delayed(_block_score, pure=False), delayed(estimator, pure=False)
+    parts = [task(model, *b) for b in zip(X.to_delayed().ravel(), *blocks, strict=True)]
+    right, total = np.sum(dask.compute(*parts), axis=0)
+    return float(right / total)

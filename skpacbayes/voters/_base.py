@@ -201,7 +201,9 @@ def fit_without_rows(voters, X, classes, refusal_note=""):
     voters._validate_params()
     voters._encode_y(classes)  # sets classes_ (PrefitVoters: refuses labels it does not know)
     voters.n_classes_ = len(voters.classes_)
-    if "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
+    if getattr(X, "meta", None) is not None:  # a dask DataFrame's partitions: its columns
+        validate_data(voters, X.meta, skip_check_array=True)
+    elif "dask" in sys.modules and sys.modules["dask"].is_dask_collection(X):
         voters.n_features_in_ = X.shape[1]
         if hasattr(voters, "feature_names_in_"):
             del voters.feature_names_in_

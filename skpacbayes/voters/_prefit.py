@@ -653,7 +653,8 @@ class PrefitVoters(MemberVoters):
                 SampleReuseWarning,
                 stacklevel=5,
             )
-        else:
+        elif not ("dask" in sys.modules and sys.modules["dask"].is_dask_collection(X)):
+            # the rows and bins checks read the rows in memory
             labels = None if y_encoded is None else self.classes_[y_encoded]
             unique = {id(m): m for m in models}.values()
             reasons = [r for m in unique if (r := _trained_on(m, X, labels)) is not None]
