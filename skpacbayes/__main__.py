@@ -39,34 +39,32 @@ _DEMO_TEXT = (
 ).format(posterior=" and ".join(_DEMO["posteriors"]), families=" ".join(FAMILIES), **_DEMO)
 
 
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+def _argument(convert, expected, accepts, refusal=None):
+    """An argparse ``type``: ``convert(text)``, refused (``expected ...``, or ``refusal``)
+    where it fails or where ``accepts`` refuses the value."""
+
+    def parse(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        if not accepts(value):
+            raise argparse.ArgumentTypeError(refusal or f"expected {expected}, got {value}")
+        return value
+
+    return parse
 
 
-def _n_jobs(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value == 0:
-        raise argparse.ArgumentTypeError("0 is not valid: use a positive number or -1 (all CPUs)")
-    return value
-
-
-def _delta(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
-    if not (math.isfinite(value) and 0 < value < 1):
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {value}")
-    return value
+_positive_int = _argument(int, "a positive integer", lambda value: value >= 1)
+_n_jobs = _argument(
+    int,
+    "an integer",
+    lambda value: value != 0,
+    refusal="0 is not valid: use a positive number or -1 (all CPUs)",
+)
+_delta = _argument(
+    float, "a number in (0, 1)", lambda value: math.isfinite(value) and 0 < value < 1
+)
 
 
 def _dataset(text):

@@ -320,272 +320,148 @@ _LIBSVM_N_FEATURES = {
     "sensorless": 48,
 }
 
+# The catalogue, one dataset a row: name -> (task, n_samples, n_features, n_classes, format).
+_SHAPES = {
+    "adult": ("binary", 32561, 123, 2, "LIBSVM"),
+    "codrna": ("binary", 59535, 8, 2, "LIBSVM"),
+    "haberman": ("binary", 306, 3, 2, "UCI CSV"),
+    "mushroom": ("binary", 8124, 117, 2, "UCI CSV"),
+    "phishing": ("binary", 11055, 68, 2, "LIBSVM"),
+    "svmguide1": ("binary", 7089, 4, 2, "LIBSVM"),
+    "tictactoe": ("binary", 958, 27, 2, "UCI CSV"),
+    "fashion_mnist": ("multiclass", 70000, 784, 10, "gzipped IDX"),
+    "mnist": ("multiclass", 70000, 784, 10, "gzipped IDX"),
+    "pendigits": ("multiclass", 10992, 16, 10, "LIBSVM"),
+    "protein": ("multiclass", 24387, 357, 3, "LIBSVM"),
+    "sensorless": ("multiclass", 58509, 48, 11, "LIBSVM"),
+    "breast_cancer": ("binary", 569, 30, 2, "scikit-learn"),
+    "digits": ("multiclass", 1797, 64, 10, "scikit-learn"),
+    "wine": ("multiclass", 178, 13, 3, "scikit-learn"),
+    "iris": ("multiclass", 150, 4, 3, "scikit-learn"),
+}
+
+# Expected number of examples per label, where it was checked offline.
+_CLASS_COUNTS = {
+    "adult": {-1: 24720, 1: 7841},
+    "haberman": {1: 225, 2: 81},
+    "mushroom": {"e": 4208, "p": 3916},
+    "phishing": {0: 4898, 1: 6157},
+    "svmguide1": {0: 3089, 1: 4000},
+    "tictactoe": {"negative": 332, "positive": 626},
+    "fashion_mnist": dict.fromkeys(range(10), 7000),
+    "mnist": dict(enumerate((6903, 7877, 6990, 7141, 6824, 6313, 6876, 7293, 6825, 6958))),
+    "pendigits": dict(enumerate((1143, 1143, 1144, 1055, 1144, 1055, 1056, 1142, 1055, 1055))),
+    "breast_cancer": {0: 212, 1: 357},
+    "digits": dict(enumerate((178, 182, 177, 183, 181, 182, 181, 179, 174, 180))),
+    "wine": {0: 59, 1: 71, 2: 48},
+    "iris": {0: 50, 1: 50, 2: 50},
+}
+
+# File layouts in data_home/<name>/, the preferred one first (none: an embedded dataset).
+_LAYOUTS = {
+    "adult": (("a9a.txt",), ("a9a",)),
+    "codrna": (("cod-rna",),),
+    "haberman": (("haberman.data",),),
+    "mushroom": (("agaricus-lepiota.data",),),
+    "phishing": (("phishing",),),
+    "svmguide1": (("svmguide1_all.libsvm",), ("svmguide1", "svmguide1.t")),
+    "tictactoe": (("tic-tac-toe.data",),),
+    "fashion_mnist": (_FASHION_FILES, _MNIST_FILES),
+    "mnist": (_MNIST_FILES, _FASHION_FILES),
+    "pendigits": (("pendigits_all.libsvm",), ("pendigits", "pendigits.t")),
+    "protein": (("protein", "protein.t"), ("protein.bz2", "protein.t.bz2")),
+    "sensorless": (("Sensorless",),),
+}
+
+# One-paragraph descriptions: source, labels, preprocessing.
+_DESCRIPTIONS = {
+    "adult": (
+        "UCI Adult census income, LIBSVM a9a version (binarized features, sparse 0/1, "
+        "returned dense). Labels: -1 (income <=50K), +1 (income >50K)."
+    ),
+    "codrna": (
+        "Detection of non-coding RNAs (LIBSVM cod-rna training file only, as in the "
+        "reference papers; the test file cod-rna.t is not read). Labels: -1, +1."
+    ),
+    "haberman": (
+        "UCI Haberman's survival after breast cancer surgery: age, year of operation "
+        "(minus 1900), number of positive axillary nodes. Labels: 1 (survived 5 years or "
+        "longer), 2 (died within 5 years)."
+    ),
+    "mushroom": (
+        "UCI Mushroom (Agaricus and Lepiota): 22 categorical attributes one-hot encoded "
+        "over the categories present in the file (117 columns); the missing value '?' of "
+        "stalk-root is its own category. Labels: 'e' (edible), 'p' (poisonous)."
+    ),
+    "phishing": (
+        "UCI Phishing Websites, LIBSVM version (binarized, row-normalized features). "
+        "Labels: 0 (phishing), 1 (legitimate)."
+    ),
+    "svmguide1": (
+        "LIBSVM svmguide1 (astroparticle application), training rows (3089) followed by "
+        "test rows (4000). Labels: 0, 1."
+    ),
+    "tictactoe": (
+        "UCI Tic-Tac-Toe endgame: 9 squares (x/o/b) one-hot encoded (27 columns). "
+        "Labels: 'positive' (x wins), 'negative'."
+    ),
+    "fashion_mnist": (
+        "Fashion-MNIST (Zalando), 28x28 grey images flattened row by row, pixels divided "
+        "by 255 (float32 in [0, 1]); 60000 training then 10000 test rows. Labels: 0-9 "
+        "(T-shirt/top, Trouser, Pullover, Dress, Coat, Sandal, Shirt, Sneaker, Bag, "
+        "Ankle boot)."
+    ),
+    "mnist": (
+        "MNIST handwritten digits (LeCun and Cortes), 28x28 grey images flattened row by "
+        "row, pixels divided by 255 (float32 in [0, 1]); 60000 training then 10000 test "
+        "rows. Labels: the digits 0-9."
+    ),
+    "pendigits": (
+        "UCI Pen-Based Recognition of Handwritten Digits (16 resampled pen coordinates in "
+        "0-100), training rows (7494) followed by test rows (3498). Labels: the digits 0-9."
+    ),
+    "protein": (
+        "Protein secondary structure (LIBSVM protein), training file (17766 rows) "
+        "followed by protein.t (6621 rows). Labels: 0, 1, 2."
+    ),
+    "sensorless": (
+        "Sensorless drive diagnosis (UCI, LIBSVM unscaled version 'Sensorless'): 48 "
+        "features of the motor current. Labels: 1-11 (motor conditions)."
+    ),
+    "breast_cancer": (
+        "Breast cancer Wisconsin (diagnostic), from sklearn.datasets.load_breast_cancer. "
+        "Labels: 0 (malignant), 1 (benign)."
+    ),
+    "digits": (
+        "Optical recognition of handwritten digits (8x8 images, values 0-16), from "
+        "sklearn.datasets.load_digits. Labels: the digits 0-9."
+    ),
+    "wine": (
+        "Wine recognition (13 chemical measurements), from sklearn.datasets.load_wine. "
+        "Labels: 0, 1, 2 (cultivars)."
+    ),
+    "iris": (
+        "Fisher's iris (4 measurements), from sklearn.datasets.load_iris. Labels: 0, 1, 2 "
+        "(setosa, versicolor, virginica)."
+    ),
+}
+
 _INFOS = {
-    "adult": DatasetInfo(
-        name="adult",
-        task="binary",
-        n_samples=32561,
-        n_features=123,
-        n_classes=2,
-        class_counts={-1: 24720, 1: 7841},
-        files=("a9a.txt",),
-        alternative_files=(("a9a",),),
-        format="LIBSVM",
-        description=(
-            "UCI Adult census income, LIBSVM a9a version (binarized features, sparse 0/1, "
-            "returned dense). Labels: -1 (income <=50K), +1 (income >50K)."
-        ),
-    ),
-    "codrna": DatasetInfo(
-        name="codrna",
-        task="binary",
-        n_samples=59535,
-        n_features=8,
-        n_classes=2,
-        files=("cod-rna",),
-        format="LIBSVM",
-        description=(
-            "Detection of non-coding RNAs (LIBSVM cod-rna training file only, as in the "
-            "reference papers; the test file cod-rna.t is not read). Labels: -1, +1."
-        ),
-    ),
-    "haberman": DatasetInfo(
-        name="haberman",
-        task="binary",
-        n_samples=306,
-        n_features=3,
-        n_classes=2,
-        class_counts={1: 225, 2: 81},
-        files=("haberman.data",),
-        format="UCI CSV",
-        description=(
-            "UCI Haberman's survival after breast cancer surgery: age, year of operation "
-            "(minus 1900), number of positive axillary nodes. Labels: 1 (survived 5 years or "
-            "longer), 2 (died within 5 years)."
-        ),
-    ),
-    "mushroom": DatasetInfo(
-        name="mushroom",
-        task="binary",
-        n_samples=8124,
-        n_features=117,
-        n_classes=2,
-        class_counts={"e": 4208, "p": 3916},
-        files=("agaricus-lepiota.data",),
-        format="UCI CSV",
-        description=(
-            "UCI Mushroom (Agaricus and Lepiota): 22 categorical attributes one-hot encoded "
-            "over the categories present in the file (117 columns); the missing value '?' of "
-            "stalk-root is its own category. Labels: 'e' (edible), 'p' (poisonous)."
-        ),
-    ),
-    "phishing": DatasetInfo(
-        name="phishing",
-        task="binary",
-        n_samples=11055,
-        n_features=68,
-        n_classes=2,
-        class_counts={0: 4898, 1: 6157},
-        files=("phishing",),
-        format="LIBSVM",
-        description=(
-            "UCI Phishing Websites, LIBSVM version (binarized, row-normalized features). "
-            "Labels: 0 (phishing), 1 (legitimate)."
-        ),
-    ),
-    "svmguide1": DatasetInfo(
-        name="svmguide1",
-        task="binary",
-        n_samples=7089,
-        n_features=4,
-        n_classes=2,
-        class_counts={0: 3089, 1: 4000},
-        files=("svmguide1_all.libsvm",),
-        alternative_files=(("svmguide1", "svmguide1.t"),),
-        format="LIBSVM",
-        description=(
-            "LIBSVM svmguide1 (astroparticle application), training rows (3089) followed by "
-            "test rows (4000). Labels: 0, 1."
-        ),
-    ),
-    "tictactoe": DatasetInfo(
-        name="tictactoe",
-        task="binary",
-        n_samples=958,
-        n_features=27,
-        n_classes=2,
-        class_counts={"negative": 332, "positive": 626},
-        files=("tic-tac-toe.data",),
-        format="UCI CSV",
-        description=(
-            "UCI Tic-Tac-Toe endgame: 9 squares (x/o/b) one-hot encoded (27 columns). "
-            "Labels: 'positive' (x wins), 'negative'."
-        ),
-    ),
-    "fashion_mnist": DatasetInfo(
-        name="fashion_mnist",
-        task="multiclass",
-        n_samples=70000,
-        n_features=784,
-        n_classes=10,
-        class_counts=dict.fromkeys(range(10), 7000),
-        files=_FASHION_FILES,
-        alternative_files=(_MNIST_FILES,),
-        format="gzipped IDX",
-        description=(
-            "Fashion-MNIST (Zalando), 28x28 grey images flattened row by row, pixels divided "
-            "by 255 (float32 in [0, 1]); 60000 training then 10000 test rows. Labels: 0-9 "
-            "(T-shirt/top, Trouser, Pullover, Dress, Coat, Sandal, Shirt, Sneaker, Bag, "
-            "Ankle boot)."
-        ),
-    ),
-    "mnist": DatasetInfo(
-        name="mnist",
-        task="multiclass",
-        n_samples=70000,
-        n_features=784,
-        n_classes=10,
-        class_counts={
-            0: 6903,
-            1: 7877,
-            2: 6990,
-            3: 7141,
-            4: 6824,
-            5: 6313,
-            6: 6876,
-            7: 7293,
-            8: 6825,
-            9: 6958,
-        },
-        files=_MNIST_FILES,
-        alternative_files=(_FASHION_FILES,),
-        format="gzipped IDX",
-        description=(
-            "MNIST handwritten digits (LeCun and Cortes), 28x28 grey images flattened row by "
-            "row, pixels divided by 255 (float32 in [0, 1]); 60000 training then 10000 test "
-            "rows. Labels: the digits 0-9."
-        ),
-    ),
-    "pendigits": DatasetInfo(
-        name="pendigits",
-        task="multiclass",
-        n_samples=10992,
-        n_features=16,
-        n_classes=10,
-        class_counts={
-            0: 1143,
-            1: 1143,
-            2: 1144,
-            3: 1055,
-            4: 1144,
-            5: 1055,
-            6: 1056,
-            7: 1142,
-            8: 1055,
-            9: 1055,
-        },
-        files=("pendigits_all.libsvm",),
-        alternative_files=(("pendigits", "pendigits.t"),),
-        format="LIBSVM",
-        description=(
-            "UCI Pen-Based Recognition of Handwritten Digits (16 resampled pen coordinates in "
-            "0-100), training rows (7494) followed by test rows (3498). Labels: the digits 0-9."
-        ),
-    ),
-    "protein": DatasetInfo(
-        name="protein",
-        task="multiclass",
-        n_samples=24387,
-        n_features=357,
-        n_classes=3,
-        files=("protein", "protein.t"),
-        alternative_files=(("protein.bz2", "protein.t.bz2"),),
-        format="LIBSVM",
-        description=(
-            "Protein secondary structure (LIBSVM protein), training file (17766 rows) "
-            "followed by protein.t (6621 rows). Labels: 0, 1, 2."
-        ),
-    ),
-    "sensorless": DatasetInfo(
-        name="sensorless",
-        task="multiclass",
-        n_samples=58509,
-        n_features=48,
-        n_classes=11,
-        files=("Sensorless",),
-        format="LIBSVM",
-        description=(
-            "Sensorless drive diagnosis (UCI, LIBSVM unscaled version 'Sensorless'): 48 "
-            "features of the motor current. Labels: 1-11 (motor conditions)."
-        ),
-    ),
-    "breast_cancer": DatasetInfo(
-        name="breast_cancer",
-        task="binary",
-        n_samples=569,
-        n_features=30,
-        n_classes=2,
-        class_counts={0: 212, 1: 357},
-        embedded=True,
-        format="scikit-learn",
-        description=(
-            "Breast cancer Wisconsin (diagnostic), from sklearn.datasets.load_breast_cancer. "
-            "Labels: 0 (malignant), 1 (benign)."
-        ),
-    ),
-    "digits": DatasetInfo(
-        name="digits",
-        task="multiclass",
-        n_samples=1797,
-        n_features=64,
-        n_classes=10,
-        class_counts={
-            0: 178,
-            1: 182,
-            2: 177,
-            3: 183,
-            4: 181,
-            5: 182,
-            6: 181,
-            7: 179,
-            8: 174,
-            9: 180,
-        },
-        embedded=True,
-        format="scikit-learn",
-        description=(
-            "Optical recognition of handwritten digits (8x8 images, values 0-16), from "
-            "sklearn.datasets.load_digits. Labels: the digits 0-9."
-        ),
-    ),
-    "wine": DatasetInfo(
-        name="wine",
-        task="multiclass",
-        n_samples=178,
-        n_features=13,
-        n_classes=3,
-        class_counts={0: 59, 1: 71, 2: 48},
-        embedded=True,
-        format="scikit-learn",
-        description=(
-            "Wine recognition (13 chemical measurements), from sklearn.datasets.load_wine. "
-            "Labels: 0, 1, 2 (cultivars)."
-        ),
-    ),
-    "iris": DatasetInfo(
-        name="iris",
-        task="multiclass",
-        n_samples=150,
-        n_features=4,
-        n_classes=3,
-        class_counts={0: 50, 1: 50, 2: 50},
-        embedded=True,
-        format="scikit-learn",
-        description=(
-            "Fisher's iris (4 measurements), from sklearn.datasets.load_iris. Labels: 0, 1, 2 "
-            "(setosa, versicolor, virginica)."
-        ),
-    ),
+    name: DatasetInfo(
+        name,
+        task,
+        n_samples,
+        n_features,
+        n_classes,
+        class_counts=_CLASS_COUNTS.get(name),
+        files=layouts[0],
+        alternative_files=layouts[1:],
+        embedded=name in EMBEDDED_DATASETS,
+        format=file_format,
+        description=_DESCRIPTIONS[name],
+    )
+    for name, (task, n_samples, n_features, n_classes, file_format) in _SHAPES.items()
+    for layouts in [_LAYOUTS.get(name, ((),))]
 }
 
 

@@ -5,15 +5,7 @@ from typing import ClassVar
 
 import numpy as np
 
-__all__ = [
-    "Bound",
-    "Capabilities",
-    "CertifiedValue",
-    "bound_class",
-    "families_where",
-    "register",
-    "training_upper",
-]
+from skpacbayes._docstrings import fill_doc
 
 #: the exact searches on the error counts the engine runs (``Capabilities.exact_search``)
 EXACT_SEARCHES = ("gibbs", "tandem")
@@ -261,6 +253,30 @@ class Bound:
     name: ClassVar[str] = ""
     statistic_keys: ClassVar[tuple] = ("gibbs",)
     capabilities: Capabilities = Capabilities()
+
+    def __init_subclass__(cls, name=None, estimator=None, example="", **kwargs):
+        """Declare a subclass: ``class FirstOrder(Bound, name="FO", estimator=...)``.
+
+        Given a ``name``, the subclass takes it and is registered under it (:func:`register`).
+        Given the ``estimator`` of :mod:`skpacbayes` that certifies with it, the placeholder
+        line ``{estimator}`` of its docstring becomes the line naming that estimator and an
+        example that builds the bound with the arguments ``example`` and reads its name (a
+        bound built without arguments imports its estimator there as well).
+        """
+        super().__init_subclass__(**kwargs)
+        if name is not None:
+            cls.name = name
+        if estimator is not None:
+            imports = "" if example else f">>> from skpacbayes import {estimator}\n"
+            fill_doc(
+                estimator=(
+                    f"The bound of :class:`~skpacbayes.{estimator}`.\n\nExamples\n--------\n"
+                    f"{imports}>>> from skpacbayes.objectives import {cls.__name__}\n"
+                    f">>> {cls.__name__}({example}).name\n{cls.name!r}"
+                )
+            )(cls)
+        if name is not None:
+            register(cls)
 
     # what the bound certifies ----------------------------------------------------------------
     def valid_posteriors(self, n_classes, split):

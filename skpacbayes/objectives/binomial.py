@@ -4,13 +4,12 @@ Reads the binomial tail of each row's stochastic loss (per row: trained on the e
 matrix, with a table of knots in float32; certified with the exact tail in float64).
 """
 
-from skpacbayes.objectives._base import Bound, Capabilities, register, training_upper
+from skpacbayes.objectives._base import Bound, Capabilities, training_upper
 
 __all__ = ["Binomial"]
 
 
-@register
-class Binomial(Bound):
+class Binomial(Bound, name="Bin", estimator="BinomialBoundClassifier", example="n_draws=10"):
     """``2 kl^-1(mean psi_N(r), (N KL + ln(2 sqrt(m) / delta)) / m)`` (:ref:`theory-classical`).
 
     Parameters
@@ -18,16 +17,9 @@ class Binomial(Bound):
     n_draws : int
         The number ``N`` of voters drawn.
 
-    The bound of :class:`~skpacbayes.BinomialBoundClassifier`.
-
-    Examples
-    --------
-    >>> from skpacbayes.objectives import Binomial
-    >>> Binomial(n_draws=10).name
-    'Bin'
+    {estimator}
     """
 
-    name = "Bin"
     statistic_keys = ("binomial",)
     capabilities = Capabilities(fixed_mixture_weight=0.5)  # (the default n_draws's)
 

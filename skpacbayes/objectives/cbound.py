@@ -4,7 +4,7 @@ Reads the Gibbs risk and the disagreement (on the pair counts with a Categorical
 where L-BFGS starts from the tandem bound's exact optimum); works out of core.
 """
 
-from skpacbayes.objectives._base import Bound, Capabilities, register, training_upper
+from skpacbayes.objectives._base import Bound, Capabilities, training_upper
 
 __all__ = ["CBound"]
 
@@ -20,21 +20,12 @@ def _minimum(a, b):
     return np.minimum(a, b)
 
 
-@register
-class CBound(Bound):
+class CBound(Bound, name="CBound", estimator="CBoundClassifier"):
     """``1 - (1 - 2 G)^2 / (1 - 2 D)`` with certified ``G`` and ``D`` (:ref:`theory-classical`).
 
-    The bound of :class:`~skpacbayes.CBoundClassifier`.
-
-    Examples
-    --------
-    >>> from skpacbayes import CBoundClassifier
-    >>> from skpacbayes.objectives import CBound
-    >>> CBound().name
-    'CBound'
+    {estimator}
     """
 
-    name = "CBound"
     statistic_keys = ("gibbs", "disagreement")
     # on the counts, L-BFGS starts from the tandem optimum (the C-bound is below the
     # second-order bound)

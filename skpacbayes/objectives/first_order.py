@@ -4,26 +4,17 @@ Reads the Gibbs risk, the mean stochastic loss (on the counts with a Categorical
 where the exact search finds its optimum); certifies out-of-bag banks; works out of core.
 """
 
-from skpacbayes.objectives._base import Bound, Capabilities, register, training_upper
+from skpacbayes.objectives._base import Bound, Capabilities, training_upper
 
 __all__ = ["FirstOrder"]
 
 
-@register
-class FirstOrder(Bound):
+class FirstOrder(Bound, name="FO", estimator="FirstOrderBoundClassifier"):
     """``2 kl^-1(mean r, (KL + ln(2 sqrt(m) / delta)) / m)`` (:ref:`theory-classical`).
 
-    The bound of :class:`~skpacbayes.FirstOrderBoundClassifier`.
-
-    Examples
-    --------
-    >>> from skpacbayes import FirstOrderBoundClassifier
-    >>> from skpacbayes.objectives import FirstOrder
-    >>> FirstOrder().name
-    'FO'
+    {estimator}
     """
 
-    name = "FO"
     capabilities = Capabilities(reads_counts=True, exact_search="gibbs", certifies_out_of_bag=True)
 
     def value(self, stats, kl, m, weights, delta):

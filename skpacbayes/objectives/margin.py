@@ -13,7 +13,6 @@ from skpacbayes.objectives._base import (
     Capabilities,
     CertifiedValue,
     families_where,
-    register,
     training_upper,
 )
 
@@ -28,8 +27,7 @@ def margin_grid(n_margins):
     return np.logspace(-3, 0, n_margins)
 
 
-@register
-class Margin(Bound):
+class Margin(Bound, name="Margin", estimator="MarginBoundClassifier", example="n_margins=20"):
     """Margin bound of the deployed vote (theory page, margin section).
 
     Parameters
@@ -37,16 +35,9 @@ class Margin(Bound):
     n_margins : int
         Size of the grid of margins ``delta`` is split over.
 
-    The bound of :class:`~skpacbayes.MarginBoundClassifier`.
-
-    Examples
-    --------
-    >>> from skpacbayes.objectives import Margin
-    >>> Margin(n_margins=20).name
-    'Margin'
+    {estimator}
     """
 
-    name = "Margin"
     # the certificate reads the margins of every row, whose errors jump with the weights
     capabilities = Capabilities(binary_only=True, certifies_from_sums=False, follows_last_bits=True)
 

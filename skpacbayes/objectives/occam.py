@@ -6,26 +6,17 @@ Seeger bound at that KL is chosen (no optimiser) and certified.
 
 import numpy as np
 
-from skpacbayes.objectives._base import Bound, Capabilities, families_where, register
+from skpacbayes.objectives._base import Bound, Capabilities, families_where
 
 __all__ = ["Occam"]
 
 
-@register
-class Occam(Bound):
+class Occam(Bound, name="Occam", estimator="OccamBoundClassifier"):
     """``kl^-1(r_i, (ln n + ln(2 sqrt(m) / delta)) / m)`` for the chosen voter ``i``.
 
-    The bound of :class:`~skpacbayes.OccamBoundClassifier`.
-
-    Examples
-    --------
-    >>> from skpacbayes import OccamBoundClassifier
-    >>> from skpacbayes.objectives import Occam
-    >>> Occam().name
-    'Occam'
+    {estimator}
     """
 
-    name = "Occam"
     # a choice on the counts, whatever the solver
     capabilities = Capabilities(reads_counts=True, chooses_on_counts=True)
 

@@ -34,15 +34,15 @@ from skpacbayes.objectives._base import (
     Capabilities,
     CertifiedValue,
     families_where,
-    register,
     training_upper,
 )
 
 __all__ = ["Partition", "PartitionObjective", "tighten", "tighten_partition"]
 
 
-@register
-class Partition(Bound):
+class Partition(
+    Bound, name="Partition", estimator="PartitionBoundClassifier", example="tighten=False"
+):
     """The partition bound ``(Lup - b~) / (c~ - b~)``.
 
     Parameters
@@ -50,16 +50,9 @@ class Partition(Bound):
     tighten : bool
         Run the tightening heuristics after the training.
 
-    The bound of :class:`~skpacbayes.PartitionBoundClassifier`.
-
-    Examples
-    --------
-    >>> from skpacbayes.objectives import Partition
-    >>> Partition(tighten=False).name
-    'Partition'
+    {estimator}
     """
 
-    name = "Partition"
     capabilities = Capabilities(  # (the default tighten's)
         reads_counts=True, exact_search="gibbs", follows_last_bits=True, converge_every_start=True
     )

@@ -5,26 +5,17 @@ Categorical posterior, where the exact search finds its optimum); certifies out-
 works out of core.
 """
 
-from skpacbayes.objectives._base import Bound, Capabilities, register, training_upper
+from skpacbayes.objectives._base import Bound, Capabilities, training_upper
 
 __all__ = ["SecondOrder"]
 
 
-@register
-class SecondOrder(Bound):
+class SecondOrder(Bound, name="SO", estimator="SecondOrderBoundClassifier"):
     """``4 kl^-1(mean r^2, (2 KL + ln(2 sqrt(m) / delta)) / m)`` (:ref:`theory-classical`).
 
-    The bound of :class:`~skpacbayes.SecondOrderBoundClassifier`.
-
-    Examples
-    --------
-    >>> from skpacbayes import SecondOrderBoundClassifier
-    >>> from skpacbayes.objectives import SecondOrder
-    >>> SecondOrder().name
-    'SO'
+    {estimator}
     """
 
-    name = "SO"
     statistic_keys = ("tandem",)
     capabilities = Capabilities(reads_counts=True, exact_search="tandem", certifies_out_of_bag=True)
 

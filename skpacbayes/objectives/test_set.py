@@ -18,26 +18,17 @@ read so far at every point of the stream at once.
 
 import numpy as np
 
-from skpacbayes.objectives._base import Bound, register
+from skpacbayes.objectives._base import Bound
 
 __all__ = ["TestSet"]
 
 
-@register
-class TestSet(Bound):
+class TestSet(Bound, name="HoldOut", estimator="HoldOutBoundClassifier"):
     """The exact binomial test-set bound of one or several held-out statements.
 
-    The bound of :class:`~skpacbayes.HoldOutBoundClassifier`.
-
-    Examples
-    --------
-    >>> from skpacbayes import HoldOutBoundClassifier
-    >>> from skpacbayes.objectives import TestSet
-    >>> TestSet().name
-    'HoldOut'
+    {estimator}
     """
 
-    name = "HoldOut"
     statistic_keys = ("errors",)
 
     def valid_posteriors(self, n_classes, split):

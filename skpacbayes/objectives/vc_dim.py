@@ -8,13 +8,12 @@ with the VC bound of linear separators of the voters' outputs.
 
 import numpy as np
 
-from skpacbayes.objectives._base import Bound, Capabilities, CertifiedValue, register
+from skpacbayes.objectives._base import Bound, Capabilities, CertifiedValue
 
 __all__ = ["VCDim"]
 
 
-@register
-class VCDim(Bound):
+class VCDim(Bound, name="VC", estimator="VCDimBoundClassifier", example="cv=None"):
     """VC bound of a weighted vote of ``n`` fixed voters (VC dimension ``n + 1``).
 
     Parameters
@@ -23,16 +22,9 @@ class VCDim(Bound):
         Folds of the cross-validation between the trained vote and the best single voter
         (None: the trained vote).
 
-    The bound of :class:`~skpacbayes.VCDimBoundClassifier`.
-
-    Examples
-    --------
-    >>> from skpacbayes.objectives import VCDim
-    >>> VCDim(cv=None).name
-    'VC'
+    {estimator}
     """
 
-    name = "VC"
     # the kept point has the fewest training errors: counts that jump with the weights
     capabilities = Capabilities(binary_only=True, trains_vote=True, follows_last_bits=True)
 

@@ -26,6 +26,16 @@ __all__ = ["DOCS_URL_ENV", "N_JOBS", "BaseVoters", "DocLinkMixin"]
 
 #: ``n_jobs`` as scikit-learn reads it: None, a positive count, or -1, -2, ... (every core,
 #: every core but one, ...); 0 means nothing and is refused (``InvalidParameterError``)
+#: the fitted attributes every voter bank documents first (``{fitted}`` in its docstring)
+FITTED_ATTRIBUTES = """classes_ : ndarray of shape (n_classes,)
+    Sorted class labels.
+n_classes_ : int
+    Number of classes.
+n_features_in_ : int
+    Number of features seen in ``fit``.
+feature_names_in_ : ndarray of shape (n_features_in_,)
+    Names of the features, when ``X`` has string column names."""
+
 N_JOBS = [
     None,
     Integers(None, -1, closed="right"),

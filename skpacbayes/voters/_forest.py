@@ -9,7 +9,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.parallel import Parallel, delayed
 
-from ._base import N_JOBS, check_float32_range
+from skpacbayes._docstrings import fill_doc
+
+from ._base import FITTED_ATTRIBUTES, N_JOBS, check_float32_range
 from ._integers import Integers
 from ._members import MemberVoters, _Member
 
@@ -46,6 +48,7 @@ def _fit_clone(estimator, X, y, sample_idx, seed):
     return est.fit(X[sample_idx], y[sample_idx])
 
 
+@fill_doc(fitted=FITTED_ATTRIBUTES)
 class SplitForest(MemberVoters):
     """Voters grown on two halves of the training sample (cross scheme).
 
@@ -97,14 +100,7 @@ class SplitForest(MemberVoters):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Sorted class labels.
-    n_classes_ : int
-        Number of classes.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when ``X`` has string column names.
+    {fitted}
     n_voters_ : int
         Number of voters (``n_estimators``, or the given forest's ``n_estimators``).
     estimators_ : list of estimators

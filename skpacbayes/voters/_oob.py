@@ -12,7 +12,9 @@ from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import N_JOBS, check_float32_range
+from skpacbayes._docstrings import fill_doc
+
+from ._base import FITTED_ATTRIBUTES, N_JOBS, check_float32_range
 from ._integers import Integers
 from ._members import MemberVoters, _Member
 
@@ -115,6 +117,7 @@ def _fit_member(
     return est.fit(Xb, y[rows], sample_weight=weight)
 
 
+@fill_doc(fitted=FITTED_ATTRIBUTES)
 class OutOfBagVoters(MemberVoters):
     """A bagged ensemble grown on the whole sample; each voter evaluated on its out-of-bag rows.
 
@@ -169,14 +172,7 @@ class OutOfBagVoters(MemberVoters):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        Sorted class labels.
-    n_classes_ : int
-        Number of classes.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when ``X`` has string column names.
+    {fitted}
     n_voters_ : int
         Number of members.
     estimators_ : list of estimators
