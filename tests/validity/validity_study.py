@@ -202,7 +202,8 @@ class Config:
     task: str
     # "stumps" (a fixed range), "stumps_default" (thresholds from seed-drawn build rows):
     # exact risk; "forest", "forest_single", "oob" (OutOfBagVoters), "rf10" (a plain
-    # RandomForestClassifier for the hold-out): Monte-Carlo risk
+    # RandomForestClassifier for the hold-out), "none" (the estimator's default voters):
+    # Monte-Carlo risk
     voters: str = "stumps"
     params: tuple = ()  # extra estimator parameters, as (name, value) pairs
     reps_factor: float = 1.0  # fraction of the repetitions (very slow estimators only)
@@ -229,6 +230,8 @@ class Config:
             from sklearn.ensemble import RandomForestClassifier
 
             voters = RandomForestClassifier(n_estimators=10)
+        elif self.voters == "none":  # the estimator's own default (voters=None)
+            voters = None
         else:  # pragma: no cover
             raise ValueError(self.voters)
         if self.estimator == "BoundSelectionClassifier":
@@ -358,6 +361,17 @@ def _default_path_configs():
             "mixture",
             "rf10",
             (("stump_candidate", True),),
+        ),
+        # the defaults as a user calls them: default forests, stumps and boosting candidates
+        # (500 rows of a binary task), the default rule and the most accurate within 0.01
+        Config("CertifiedVoteClassifier", "categorical", "mixture", "none", reps_factor=0.5),
+        Config(
+            "CertifiedVoteClassifier",
+            "categorical",
+            "mixture",
+            "none",
+            (("selection", "most_accurate"),),
+            reps_factor=0.5,
         ),
         Config("HoldOutBoundClassifier", "categorical", "blobs3", "rf10"),
         Config("BoundSelectionClassifier", "categorical", "shifted", "stumps"),
