@@ -130,3 +130,23 @@ def test_decisions_and_monitor_read_dataframes(frame):
     assert selective.bound_ <= 0.6
     monitor = RiskMonitor(pipe, reference=0.5).partial_fit(df[half:], y[half:])
     assert monitor.n_samples_seen_ == N - half and not monitor.shift_detected_
+
+
+@pytest.mark.parametrize("params", [{}, {"validation_fraction": (0.2, 0.5)}, {"train_size": 700}])
+def test_hold_out_grows_a_pipeline_on_a_dataframe(frame, params):
+    """A classifier the hold-out grows reads the rows as the user gave them: the certificate of
+    the pipeline by column names on the DataFrame is the one by column positions on the same
+    values as an object array (the same rows drawn)."""
+    df, y = frame
+    by_name = HoldOutBoundClassifier(
+        voters=_pipeline((["mood", "level"], ["x"])), random_state=0, **params
+    ).fit(df, y)
+    assert list(by_name.feature_names_in_) == ["mood", "x", "level"]
+    values = df.to_numpy(dtype=object)
+    by_position = HoldOutBoundClassifier(
+        voters=_pipeline(([0, 2], [1])), random_state=0, **params
+    ).fit(values, y)
+    assert by_name.certificate_ == by_position.certificate_
+    np.testing.assert_array_equal(by_name.predict(df), by_position.predict(values))
+    with pytest.raises(ValueError, match="feature names"):
+        by_name.predict(df[["x", "mood", "level"]])

@@ -33,6 +33,7 @@ from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.protocols import held_out, stream
 from skpacbayes.engine.risks import check_risks
 from skpacbayes.objectives import TestSet
+from skpacbayes.voters._base import reads_input_as_given
 
 __all__ = ["HoldOutBoundClassifier"]
 
@@ -349,7 +350,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
             classes = held_out.held_out_classes(self.voters, classes)
             y_idx = label_indices(y, classes)
         else:
-            keep = getattr(self.voters, "_keeps_input", False)
+            keep = reads_input_as_given(self.voters)  # the models validate what they read
             X, y, classes = validate_training_data(self, X, y, keep_input=keep)
             classes = held_out.held_out_classes(self.voters, classes)
             y_idx = np.searchsorted(classes, y)

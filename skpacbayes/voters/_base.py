@@ -223,6 +223,16 @@ def fit_without_rows(voters, X, classes, refusal_note=""):
     return voters
 
 
+def reads_input_as_given(voters):
+    """Whether ``voters`` read the rows as the user gives them (a DataFrame with its columns
+    and dtypes, sparse input, a list of dicts): prefit models, and a scikit-learn classifier
+    that an estimator grows on them (its pipeline validates them); voter banks, and the
+    default voters (``None``), read float arrays."""
+    if voters is None:
+        return False
+    return bool(getattr(voters, "_keeps_input", not hasattr(voters, "votes")))
+
+
 def n_columns(X):
     """The columns of ``X`` (a matrix, a DataFrame), or 64 for rows without a shape (a list of
     dicts for a ``DictVectorizer`` pipeline): what a chunk of rows is sized by."""

@@ -728,7 +728,16 @@ class _GrownMembers(PrefitVoters):
         other rows."""
 
 
-def grown_members(model, X, y, n_jobs=None):
+class _GrownOnInput(_GrownMembers):
+    """The members of a model grown on purpose on the rows as the user gave them (a pipeline
+    on a DataFrame, a list of dicts): they read every row as given, as prefit models do."""
+
+    _keeps_input = True
+    _validate_fit_data = PrefitVoters._validate_fit_data
+    _validate_X = PrefitVoters._validate_X
+
+
+def grown_members(model, X, y, n_jobs=None, keep_input=False):
     """The members of a model just grown on ``(X, y)``, as a fitted bank of fixed voters.
 
     What a hold-out grows itself on its training rows and certifies on other rows: the
@@ -744,6 +753,10 @@ def grown_members(model, X, y, n_jobs=None):
         Its training rows.
     n_jobs : int or None, default=None
         Threads of the votes.
+    keep_input : bool, default=False
+        The model was grown on the rows as the user gave them (``X`` a DataFrame, a list
+        of dicts, ...): its members read every row as given, as prefit models do; else as
+        float arrays.
 
     Returns
     -------
@@ -763,4 +776,5 @@ def grown_members(model, X, y, n_jobs=None):
     ...     grown_members(rf, X, y).n_voters_
     5
     """
-    return _GrownMembers(model, n_jobs=n_jobs).fit(X, y)
+    bank = _GrownOnInput if keep_input else _GrownMembers
+    return bank(model, n_jobs=n_jobs).fit(X, y)

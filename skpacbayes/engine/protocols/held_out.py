@@ -377,7 +377,7 @@ def grown_voters(voters, X, y, seed, n_jobs):
     """
     from sklearn.ensemble import RandomForestClassifier
 
-    from skpacbayes.voters._base import check_float32_range, resolve_voters
+    from skpacbayes.voters._base import check_float32_range, reads_input_as_given, resolve_voters
     from skpacbayes.voters._prefit import grown_members
 
     if voters is not None and hasattr(voters, "votes"):
@@ -388,8 +388,9 @@ def grown_voters(voters, X, y, seed, n_jobs):
         voters = RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS)
     if _grows_trees(voters):  # sklearn's own error would not say what is wrong with X
         check_float32_range(X, type(voters).__name__)
+    keep_input = reads_input_as_given(voters)  # the user's classifier: X as they gave it
     est = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
-    return grown_members(est, X, y, n_jobs=n_jobs)
+    return grown_members(est, X, y, n_jobs=n_jobs, keep_input=keep_input)
 
 
 def _grows_trees(estimator):
