@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.exceptions import FitFailedWarning
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -16,6 +17,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from skpacbayes import (
     CertifiedSelectiveClassifier,
     CertifiedThresholdClassifier,
+    CertifiedVoteClassifier,
     HoldOutBoundClassifier,
     OccamBoundClassifier,
 )
@@ -150,3 +152,29 @@ def test_hold_out_grows_a_pipeline_on_a_dataframe(frame, params):
     np.testing.assert_array_equal(by_name.predict(df), by_position.predict(values))
     with pytest.raises(ValueError, match="feature names"):
         by_name.predict(df[["x", "mood", "level"]])
+
+
+def test_certified_vote_grows_the_users_models_on_a_dataframe(frame):
+    """CertifiedVote's candidates that are the user's models read the DataFrame as given: the
+    pipeline by column names certifies as by column positions on an object array, and a
+    categorical gradient boosting reads its categories."""
+    df, y = frame
+    names = CertifiedVoteClassifier(
+        candidates=[_pipeline((["mood", "level"], ["x"]))], random_state=0
+    ).fit(df, y)
+    positions = CertifiedVoteClassifier(candidates=[_pipeline(([0, 2], [1]))], random_state=0).fit(
+        df.to_numpy(dtype=object), y
+    )
+    assert names.bound_ == positions.bound_
+    assert list(names.feature_names_in_) == ["mood", "x", "level"]
+    np.testing.assert_array_equal(names.predict(df), positions.predict(df.to_numpy(dtype=object)))
+    hgb = HistGradientBoostingClassifier(categorical_features="from_dtype", max_iter=20)
+    both = CertifiedVoteClassifier(
+        candidates=[_pipeline((["mood", "level"], ["x"])), (hgb, 0.5)], random_state=0
+    )
+    with pytest.warns(FitFailedWarning, match="could not convert string"):  # strings in mood
+        both.fit(df, y)
+    categorical = CertifiedVoteClassifier(candidates=[(hgb, 0.5)], random_state=0)
+    categorical.fit(df.drop(columns="mood"), y)
+    assert categorical.bound_ < 1
+    assert categorical.predict_proba(df.drop(columns="mood")).shape == (N, 2)

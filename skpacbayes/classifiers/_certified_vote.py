@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOptions
+from sklearn.utils.validation import _num_samples
 
 from skpacbayes.classifiers._base import _OutOfBagCandidate, fitted_vote, validate_training_data
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_fractions
@@ -38,7 +39,7 @@ from skpacbayes.engine.protocols import default_candidates as defaults
 from skpacbayes.engine.protocols.held_out import HeldOutSpec, rows_seed
 from skpacbayes.engine.protocols.sample import resolve_train_size
 from skpacbayes.objectives import FirstOrder, SecondOrder, TestSet
-from skpacbayes.voters._base import DocLinkMixin
+from skpacbayes.voters._base import DocLinkMixin, plain_numbers
 
 __all__ = ["CertifiedVoteClassifier"]
 
@@ -611,18 +612,21 @@ default="tightest_bound"
         reject_fit_params(self, fit_params)
         warn_if_refit_by_search(self, self._optimisation_params)
         self._check_renamed()
-        out_of_core = is_dask_input(X, y)
+        out_of_core, keep = is_dask_input(X, y), False
         if out_of_core:
             X, y, classes = dask_training_data(self, X, y)
-        else:
-            X, y, classes = validate_training_data(self, X, y)
-        train_size = resolve_train_size(self.train_size, X.shape[0], out_of_core)
+        else:  # the user's own models (no stump or out-of-bag candidate) read X as given
+            keep = self._forest() is not None or self.candidates is not None
+            keep = keep and not (self._use_stumps() or self._use_out_of_bag() or plain_numbers(X))
+            X, y, classes = validate_training_data(self, X, y, keep_input=keep)
+        n_rows = _num_samples(X)
+        train_size = resolve_train_size(self.train_size, n_rows, out_of_core)
         rs = self.random_state
         if isinstance(rs, Integral) and not isinstance(rs, bool):
             seed = int(rs)  # as HoldOutBoundClassifier(random_state=rs) uses it
         else:
             seed = int(check_random_state(rs).randint(np.iinfo(np.int32).max))
-        spec = self._spec(X.shape[0], classes.size, seed, train_size)
+        spec = self._spec(n_rows, classes.size, seed, train_size)
         result = cands.certify_candidates(spec, X, y, classes)
         self.candidates_ = result.entries
         self.best_index_ = result.best_index
@@ -645,7 +649,8 @@ default="tightest_bound"
                 "n_jobs": self.n_jobs,
                 "per_class": self.per_class,
             }
-            best = fitted_fold(params, best, classes, X.shape[1])
+            names = getattr(self, "feature_names_in_", None) if keep else None
+            best = fitted_fold(params, best, classes, self.n_features_in_, names)
         self.best_estimator_ = best
         self.certificate_ = best.certificate_
         self.bound_ = float(best.bound_)

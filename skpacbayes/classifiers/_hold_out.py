@@ -350,7 +350,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
             classes = held_out.held_out_classes(self.voters, classes)
             y_idx = label_indices(y, classes)
         else:
-            keep = reads_input_as_given(self.voters)  # the models validate what they read
+            keep = reads_input_as_given(self.voters, X)  # the models validate what they read
             X, y, classes = validate_training_data(self, X, y, keep_input=keep)
             classes = held_out.held_out_classes(self.voters, classes)
             y_idx = np.searchsorted(classes, y)

@@ -19,8 +19,9 @@ __all__ = ["SelectedCandidateMixin", "validated_for_predict"]
 def validated_for_predict(estimator, X):
     """Fitted check and ``validate_data`` of a selection estimator before it delegates.
 
-    The candidates were fitted on validated arrays, so feature names (and their
-    count) are checked here, by the estimator the user fitted.
+    The candidates were fitted on validated arrays (or, where the deployed one reads the
+    rows as the user gives them, on those rows), so feature names (and their count) are
+    checked here, by the estimator the user fitted.
 
     Parameters
     ----------
@@ -32,9 +33,11 @@ def validated_for_predict(estimator, X):
     Returns
     -------
     X : ndarray of shape (n_samples, n_features)
-        Validated input.
+        Validated input (``X`` itself where the deployed candidate reads it as given).
     """
     check_is_fitted(estimator)
+    if getattr(getattr(estimator.best_estimator_, "voters_", None), "_keeps_input", False):
+        return validate_data(estimator, X, reset=False, skip_check_array=True)  # as given
     return validate_data(
         estimator, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
     )

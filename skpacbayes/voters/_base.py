@@ -223,14 +223,30 @@ def fit_without_rows(voters, X, classes, refusal_note=""):
     return voters
 
 
-def reads_input_as_given(voters):
-    """Whether ``voters`` read the rows as the user gives them (a DataFrame with its columns
-    and dtypes, sparse input, a list of dicts): prefit models, and a scikit-learn classifier
-    that an estimator grows on them (its pipeline validates them); voter banks, and the
-    default voters (``None``), read float arrays."""
+def plain_numbers(X):
+    """Whether ``X`` is a plain numeric matrix (an array of numbers, a sparse matrix): rows
+    that validation turns into a float array or a CSR matrix losing nothing. A DataFrame (its
+    columns, dtypes and categories), strings, objects or dicts are not."""
+    if hasattr(X, "columns") or hasattr(X, "dtypes"):
+        return False
+    if sparse.issparse(X):
+        return True
+    try:
+        return np.asarray(X).dtype.kind in "biuf"
+    except (TypeError, ValueError):  # ragged rows: the model's validation will say
+        return False
+
+
+def reads_input_as_given(voters, X):
+    """Whether the rows ``X`` reach ``voters`` as the user gave them: always for prefit
+    models (they validate what they read); for a scikit-learn classifier grown here (a
+    pipeline), where ``X`` is not :func:`plain_numbers` (a DataFrame keeps its columns,
+    dtypes and categories); never for voter banks and the default voters (``None``), which
+    read float arrays."""
     if voters is None:
         return False
-    return bool(getattr(voters, "_keeps_input", not hasattr(voters, "votes")))
+    keeps = getattr(voters, "_keeps_input", None)  # voter banks: False; PrefitVoters: True
+    return bool(keeps) if keeps is not None else not plain_numbers(X)
 
 
 def n_columns(X):

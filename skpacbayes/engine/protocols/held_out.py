@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.validation import _num_samples
 
@@ -377,7 +378,7 @@ def grown_voters(voters, X, y, seed, n_jobs):
     """
     from sklearn.ensemble import RandomForestClassifier
 
-    from skpacbayes.voters._base import check_float32_range, reads_input_as_given, resolve_voters
+    from skpacbayes.voters._base import check_float32_range, resolve_voters
     from skpacbayes.voters._prefit import grown_members
 
     if voters is not None and hasattr(voters, "votes"):
@@ -388,7 +389,9 @@ def grown_voters(voters, X, y, seed, n_jobs):
         voters = RandomForestClassifier(n_estimators=DEFAULT_N_ESTIMATORS)
     if _grows_trees(voters):  # sklearn's own error would not say what is wrong with X
         check_float32_range(X, type(voters).__name__)
-    keep_input = reads_input_as_given(voters)  # the user's classifier: X as they gave it
+    # rows the face left as the user gave them (a DataFrame, objects, a list of dicts): the
+    # model reads every row so; validated float arrays stay float arrays
+    keep_input = not (sparse.issparse(X) or (isinstance(X, np.ndarray) and X.dtype.kind == "f"))
     est = resolve_voters(voters, None, seed, n_jobs).fit(X, y)
     return grown_members(est, X, y, n_jobs=n_jobs, keep_input=keep_input)
 
