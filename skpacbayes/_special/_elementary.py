@@ -162,25 +162,39 @@ _DIGAMMA_TAIL = (
 )
 
 
+def _series_in_inverse_square(x, coefficients):
+    """``sum_k coefficients[k] y^k`` with ``y = 1 / x^2`` (Horner's rule), and ``y``."""
+    y = 1.0 / (x * x)
+    acc = torch.full_like(x, coefficients[-1])
+    for c in reversed(coefficients[:-1]):
+        acc = acc * y + c
+    return acc, y
+
+
+def _series_above_ten(x, series, direct):
+    """``series(x)`` where ``x >= 10`` and ``direct(x)`` below, each evaluated in its range only.
+
+    The arguments are clamped to each side of 10 first, so neither function sees (or
+    differentiates at) an argument outside its range.
+    """
+    big = torch.clamp(x, min=10.0)
+    small = torch.clamp(x, max=10.0)
+    return torch.where(x >= 10.0, series(big), direct(small))
+
+
 def _stirling_remainder(x):
     """``lgamma(x) - ((x - 1/2) ln x - x + ln(2 pi) / 2)`` for ``x >= 10``.
 
     The asymptotic series truncated after 8 terms; at ``x = 10`` the first omitted
     term is ``1.8e-18`` (``B_18 / (18 * 17 * x^17)``) and bounds the error.
     """
-    y = 1.0 / (x * x)
-    acc = torch.full_like(x, _STIRLING[-1])
-    for c in reversed(_STIRLING[:-1]):
-        acc = acc * y + c
+    acc, _ = _series_in_inverse_square(x, _STIRLING)
     return acc / x
 
 
 def _digamma_minus_log(x):
     """``digamma(x) - ln x`` for ``x >= 10`` (asymptotic series, error below ``3.1e-18``)."""
-    y = 1.0 / (x * x)
-    acc = torch.full_like(x, _DIGAMMA_TAIL[-1])
-    for c in reversed(_DIGAMMA_TAIL[:-1]):
-        acc = acc * y + c
+    acc, y = _series_in_inverse_square(x, _DIGAMMA_TAIL)
     return acc * y - 0.5 / x
 
 
@@ -210,10 +224,13 @@ def stirling_remainder(x):
     >>> bool(torch.allclose(stirling_remainder(x), direct, rtol=1e-12, atol=1e-14))
     True
     """
-    big = torch.clamp(x, min=10.0)
-    small = torch.clamp(x, max=10.0)
-    direct = torch.lgamma(small) - ((small - 0.5) * torch.log(small) - small + _HALF_LOG_2PI)
-    return torch.where(x >= 10.0, _stirling_remainder(big), direct)
+    return _series_above_ten(
+        x,
+        _stirling_remainder,
+        lambda small: (
+            torch.lgamma(small) - ((small - 0.5) * torch.log(small) - small + _HALF_LOG_2PI)
+        ),
+    )
 
 
 def digamma_minus_log(x):
@@ -239,7 +256,6 @@ def digamma_minus_log(x):
     >>> digamma_minus_log(x)  # ~ -1/(2x) for large x
     tensor([-1.2704e+00, -5.0000e-07], dtype=torch.float64)
     """
-    big = torch.clamp(x, min=10.0)
-    small = torch.clamp(x, max=10.0)
-    direct = torch.digamma(small) - torch.log(small)
-    return torch.where(x >= 10.0, _digamma_minus_log(big), direct)
+    return _series_above_ten(
+        x, _digamma_minus_log, lambda small: torch.digamma(small) - torch.log(small)
+    )

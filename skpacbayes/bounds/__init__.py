@@ -49,16 +49,8 @@ _TORCH_FUNCTIONS = {
     "margin_tails": "_deterministic",
 }
 
+#: the functions of NumPy and SciPy alone (imported above), then those written in torch
 __all__ = [
-    "kl",
-    "kl_inv_upper",
-    "kl_inv_lower",
-    "seeger_epsilon",
-    "pac_bayes_upper",
-    "pac_bayes_lower",
-    "cross_bound",
-    "occam_bound",
-    "binomial_tail",
     "binomial_inv_upper",
     "binomial_anytime_upper",
     "binomial_anytime_lower",
@@ -66,17 +58,7 @@ __all__ = [
     "binomial_p_value",
     "binomial_critical_count",
     "fixed_sequence",
-    "first_order_bound",
-    "second_order_bound",
-    "binomial_bound",
-    "cbound_bound",
-    "cbound_pb2",
-    "vc_bound",
-    "triple_bound",
-    "partition_bound",
-    "single_hypothesis_triple_bound",
-    "margin_bound",
-    "margin_tails",
+    *_TORCH_FUNCTIONS,
 ]
 
 

@@ -27,6 +27,7 @@ import math
 
 import torch
 
+from .._docstrings import fill_doc
 from .._special import gauss_legendre, gaussian_cdf
 
 __all__ = ["certified_rule", "fixed_rule", "p_strict_winner"]
@@ -201,6 +202,33 @@ def _run_rule(n_nodes, value, dzt, left, half, zt, lt, rows):
             dzt[:, dest] = d
 
 
+# the arguments and results both rules take and give (filled into their docstrings)
+_RULE_DOC = {
+    "rule_parameters": """\
+Parameters
+----------
+z : torch.Tensor of shape (B, K)
+    Transition points ``z_j`` of the factors ``Phi(lam_j (z - z_j))`` (classes without
+    votes encoded as ``z_j = -BIG``, ``lam_j = 1``: factor exactly 1).
+lam : torch.Tensor of shape (B, K)
+    Slopes ``lam_j = sqrt(n_c / n_j)``.
+z_lo : torch.Tensor of shape (B,)
+    Lower limit of each integral (``-inf`` when every other class has votes).
+with_grad : bool
+    Also return the derivatives in ``z`` and ``z_lo``.""",
+    "rule_returns": """\
+Returns
+-------
+value : torch.Tensor of shape (B,)
+    The integrals.
+dz : torch.Tensor of shape (B, K) or None
+    ``d value / d z`` (``None`` unless ``with_grad``).
+dlo : torch.Tensor of shape (B,) or None
+    ``d value / d z_lo`` (``None`` unless ``with_grad``).""",
+}
+
+
+@fill_doc(**_RULE_DOC)
 def fixed_rule(z, lam, z_lo, with_grad):
     """Gauss-Legendre rule per integral on its window (see module docstring).
 
@@ -227,26 +255,9 @@ def fixed_rule(z, lam, z_lo, with_grad):
     ``Phi_sf(6) = 1e-9`` truncation. float32 arithmetic adds about ``1e-7``
     (``tests/test_posteriors.py`` checks ``3e-7``).
 
-    Parameters
-    ----------
-    z : torch.Tensor of shape (B, K)
-        Transition points ``z_j`` of the factors ``Phi(lam_j (z - z_j))`` (classes without
-        votes encoded as ``z_j = -BIG``, ``lam_j = 1``: factor exactly 1).
-    lam : torch.Tensor of shape (B, K)
-        Slopes ``lam_j = sqrt(n_c / n_j)``.
-    z_lo : torch.Tensor of shape (B,)
-        Lower limit of each integral (``-inf`` when every other class has votes).
-    with_grad : bool
-        Also return the derivatives in ``z`` and ``z_lo``.
+    {rule_parameters}
 
-    Returns
-    -------
-    value : torch.Tensor of shape (B,)
-        The integrals.
-    dz : torch.Tensor of shape (B, K) or None
-        ``d value / d z`` (``None`` unless ``with_grad``).
-    dlo : torch.Tensor of shape (B,) or None
-        ``d value / d z_lo`` (``None`` unless ``with_grad``).
+    {rule_returns}
     """
     with torch.no_grad():  # explicit derivatives: no autograd graph through the rule
         return _fixed_rule(z.detach(), lam.detach(), z_lo.detach(), with_grad)
@@ -349,6 +360,7 @@ def _log_error_bounds(a, b, z, lam, n_nodes):
     return log_e.min(dim=1).values
 
 
+@fill_doc(**_RULE_DOC)
 def certified_rule(z, lam, z_lo, with_grad, tol=CERT_TOL):
     """Adaptive composite Gauss-Legendre with rigorous per-panel error bounds (float64).
 
@@ -358,28 +370,11 @@ def certified_rule(z, lam, z_lo, with_grad, tol=CERT_TOL):
     Hence every integral is within ``tol + 1.9e-17`` of the exact value, plus float64
     rounding (below ``1e-13``: about 100 nodes with relative errors of a few ulps).
 
-    Parameters
-    ----------
-    z : torch.Tensor of shape (B, K)
-        Transition points ``z_j`` of the factors ``Phi(lam_j (z - z_j))`` (classes without
-        votes encoded as ``z_j = -BIG``, ``lam_j = 1``: factor exactly 1).
-    lam : torch.Tensor of shape (B, K)
-        Slopes ``lam_j = sqrt(n_c / n_j)``.
-    z_lo : torch.Tensor of shape (B,)
-        Lower limit of each integral (``-inf`` when every other class has votes).
-    with_grad : bool
-        Also return the derivatives in ``z`` and ``z_lo``.
+    {rule_parameters}
     tol : float, default=1e-11
         Bound on the sum of the panel error bounds of each integral.
 
-    Returns
-    -------
-    value : torch.Tensor of shape (B,)
-        The integrals.
-    dz : torch.Tensor of shape (B, K) or None
-        ``d value / d z`` (``None`` unless ``with_grad``).
-    dlo : torch.Tensor of shape (B,) or None
-        ``d value / d z_lo`` (``None`` unless ``with_grad``).
+    {rule_returns}
     """
     dtype = torch.float64
     z, lam, z_lo = z.to(dtype), lam.to(dtype), z_lo.to(dtype)

@@ -20,12 +20,12 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
+from skpacbayes._docstrings import fill_doc
+
 from ._integers import Integers
 
 __all__ = ["DOCS_URL_ENV", "N_JOBS", "BaseVoters", "DocLinkMixin"]
 
-#: ``n_jobs`` as scikit-learn reads it: None, a positive count, or -1, -2, ... (every core,
-#: every core but one, ...); 0 means nothing and is refused (``InvalidParameterError``)
 #: the fitted attributes every voter bank documents first (``{fitted}`` in its docstring)
 FITTED_ATTRIBUTES = """classes_ : ndarray of shape (n_classes,)
     Sorted class labels.
@@ -36,6 +36,14 @@ n_features_in_ : int
 feature_names_in_ : ndarray of shape (n_features_in_,)
     Names of the features, when ``X`` has string column names."""
 
+#: the setup of the examples on four rows of one feature (a stump bank fits them)
+FOUR_ROWS = """\
+>>> import numpy as np
+>>> from skpacbayes.voters import StumpBank
+>>> X = np.array([[0.0], [1.0], [2.0], [3.0]])"""
+
+#: ``n_jobs`` as scikit-learn reads it: None, a positive count, or -1, -2, ... (every core,
+#: every core but one, ...); 0 means nothing and is refused (``InvalidParameterError``)
 N_JOBS = [
     None,
     Integers(None, -1, closed="right"),
@@ -340,6 +348,7 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=False)
+    @fill_doc(four_rows=FOUR_ROWS)
     def fit(self, X, y):
         """Build the voters.
 
@@ -358,9 +367,7 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from skpacbayes.voters import StumpBank
-        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        {four_rows}
         >>> bank = StumpBank(n_thresholds=1, feature_range=(0, 3)).fit(X, ["a", "a", "b", "b"])
         >>> bank.classes_, bank.n_voters_
         (array(['a', 'b'], dtype='<U1'), 2)
@@ -401,6 +408,7 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
         raise NotImplementedError
 
     # ---------------------------------------------------------------- votes
+    @fill_doc(four_rows=FOUR_ROWS)
     def votes(self, X, *, chunk_size=None):
         """Vote matrix: the class index each voter predicts for each example.
 
@@ -423,9 +431,7 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from skpacbayes.voters import StumpBank
-        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        {four_rows}
         >>> bank = StumpBank(n_thresholds=1, feature_range=(0, 3)).fit(X, ["a", "a", "b", "b"])
         >>> bank.votes(X[:2])
         array([[0, 1],
@@ -476,6 +482,7 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
         raise NotImplementedError
 
     # ------------------------------------------------------ bound structure
+    @fill_doc(four_rows=FOUR_ROWS)
     def evaluation_mask(self):
         """Which (training example, voter) pairs the bound may use.
 
@@ -488,9 +495,7 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from skpacbayes.voters import StumpBank
-        >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+        {four_rows}
         >>> bank = StumpBank(n_thresholds=1, feature_range=(0, 3)).fit(X, ["a", "a", "b", "b"])
         >>> mask = bank.evaluation_mask()  # stumps on a given range: every pair
         >>> mask.shape, bool(mask.all())

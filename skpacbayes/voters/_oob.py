@@ -20,6 +20,12 @@ from ._members import MemberVoters, _Member
 
 __all__ = ["OutOfBagVoters"]
 
+# the setup of the examples: the iris rows and the bank's class
+_IRIS_SETUP = """\
+>>> from sklearn.datasets import load_iris
+>>> from skpacbayes.voters import OutOfBagVoters
+>>> X, y = load_iris(return_X_y=True)"""
+
 _MAX_SEED = np.iinfo(np.int32).max
 _DEFAULT_N_ESTIMATORS = 100
 _DEFAULT_FRACTION = 0.5  # subsample without replacement: every voter has m/2 out-of-bag rows
@@ -117,7 +123,7 @@ def _fit_member(
     return est.fit(Xb, y[rows], sample_weight=weight)
 
 
-@fill_doc(fitted=FITTED_ATTRIBUTES)
+@fill_doc(fitted=FITTED_ATTRIBUTES, iris_setup=_IRIS_SETUP)
 class OutOfBagVoters(MemberVoters):
     """A bagged ensemble grown on the whole sample; each voter evaluated on its out-of-bag rows.
 
@@ -224,9 +230,7 @@ class OutOfBagVoters(MemberVoters):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
-    >>> from skpacbayes.voters import OutOfBagVoters
-    >>> X, y = load_iris(return_X_y=True)
+    {iris_setup}
     >>> bank = OutOfBagVoters(n_estimators=5, random_state=0).fit(X, y)
     >>> bank.n_voters_, bank.n_drawn_, bank.bootstrap_
     (5, 75, False)
@@ -484,6 +488,7 @@ class OutOfBagVoters(MemberVoters):
             )
 
     # ------------------------------------------------------------ evaluation
+    @fill_doc(iris_setup=_IRIS_SETUP)
     def in_bag_indices(self, voter):
         """The rows drawn for one member, recomputed from its seed and ``n_fit_samples_``.
 
@@ -499,9 +504,7 @@ class OutOfBagVoters(MemberVoters):
 
         Examples
         --------
-        >>> from sklearn.datasets import load_iris
-        >>> from skpacbayes.voters import OutOfBagVoters
-        >>> X, y = load_iris(return_X_y=True)
+        {iris_setup}
         >>> bank = OutOfBagVoters(n_estimators=2, bootstrap=True, random_state=0).fit(X, y)
         >>> bank.in_bag_indices(0).shape
         (150,)
@@ -513,6 +516,7 @@ class OutOfBagVoters(MemberVoters):
             int(self.sample_seeds_[voter]), self.n_fit_samples_, self.n_drawn_, self.bootstrap_
         )
 
+    @fill_doc(iris_setup=_IRIS_SETUP)
     def evaluation_mask(self):
         """Out-of-bag mask: which (training row, voter) pairs the bound may use.
 
@@ -525,9 +529,7 @@ class OutOfBagVoters(MemberVoters):
 
         Examples
         --------
-        >>> from sklearn.datasets import load_iris
-        >>> from skpacbayes.voters import OutOfBagVoters
-        >>> X, y = load_iris(return_X_y=True)
+        {iris_setup}
         >>> bank = OutOfBagVoters(n_estimators=3, random_state=0).fit(X, y)
         >>> mask = bank.evaluation_mask()
         >>> bool(mask[bank.in_bag_indices(0), 0].any()), int(mask[:, 0].sum())

@@ -7,7 +7,9 @@ from scipy import sparse
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
-from ._base import BaseVoters
+from skpacbayes._docstrings import fill_doc
+
+from ._base import FOUR_ROWS, BaseVoters
 from ._integers import Integers
 
 __all__ = ["StumpBank"]
@@ -17,6 +19,7 @@ _AUTO_BUILD_MIN = 10
 _AUTO_BUILD_CAP = 1000
 
 
+@fill_doc(four_rows=FOUR_ROWS)
 class StumpBank(BaseVoters):
     """Decision stumps on a grid of thresholds of every feature, fixed before the bound's rows.
 
@@ -153,9 +156,7 @@ class StumpBank(BaseVoters):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from skpacbayes.voters import StumpBank
-    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    {four_rows}
     >>> y = np.array(["no", "no", "yes", "yes"])
     >>> bank = StumpBank(n_thresholds=2, feature_range=(0, 3)).fit(X, y)
     >>> bank.thresholds_
