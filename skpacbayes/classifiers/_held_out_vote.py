@@ -60,7 +60,7 @@ class HeldOutVote(VotePredictions, ClassifierMixin, DocLinkMixin, BaseEstimator)
 
     def _copy_result(self, result):
         """The deployed vote, its rows and its certificate (``risk_bounds_`` with risks,
-        ``class_bounds_`` with ``per_class``)."""
+        ``class_bounds_`` with ``per_class``, ``group_bounds_`` with groups)."""
         self.voters_ = result.voters
         self._codes = result.codes
         self.weights_ = result.weights
@@ -79,6 +79,8 @@ class HeldOutVote(VotePredictions, ClassifierMixin, DocLinkMixin, BaseEstimator)
             }
         if self.per_class:
             self.class_bounds_ = np.array(details["class_bounds"])
+        if "group_bounds" in details:  # groups given to fit
+            self.group_bounds_ = {k: np.array(v) for k, v in details["group_bounds"].items()}
         self.n_iter_ = 0
 
     def recompute_bound(self, delta):

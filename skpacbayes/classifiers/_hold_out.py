@@ -14,7 +14,6 @@ delta / K``) certifies its true risk ``R``. It is never looser than Chernoff's
 equal to the prior (KL = 0), and is the line any learned posterior has to beat.
 """
 
-import dataclasses
 from numbers import Real
 from typing import ClassVar
 
@@ -28,9 +27,10 @@ from skpacbayes.classifiers._base import _VotersParamsMixin, validate_training_d
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_fractions
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._held_out_vote import HeldOutVote
+from skpacbayes.classifiers._out_of_core import dask_training_data
 from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.engine.dask_passes import is_dask_input
-from skpacbayes.engine.protocols import held_out, stream
+from skpacbayes.engine.protocols import held_out, held_out_fit, stream
 from skpacbayes.engine.risks import check_risks
 from skpacbayes.objectives import TestSet
 from skpacbayes.voters._base import reads_input_as_given
@@ -40,20 +40,7 @@ __all__ = ["HoldOutBoundClassifier"]
 
 def _has_fixed_voters(estimator):
     """``partial_fit`` exists only with fixed voters (PrefitVoters): else say why it does not."""
-    from skpacbayes.voters import PrefitVoters
-
-    if not isinstance(estimator.voters, PrefitVoters):
-        name = type(estimator).__name__
-        got = type(estimator.voters).__name__
-        if estimator.voters is None:
-            got = "None (a forest grown on the rows)"
-        raise AttributeError(
-            f"{name}.partial_fit certifies fixed voters on a stream: it needs "
-            "voters=PrefitVoters(model) (or a list of models) fitted beforehand on other "
-            f"data, got voters={got}. Use {name}(voters=PrefitVoters(model)).partial_fit(X, "
-            "y), or fit(X, y) to grow the voters and certify them on held-out rows."
-        )
-    return True
+    return stream.check_fixed_voters(type(estimator).__name__, estimator.voters)
 
 
 class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
@@ -331,53 +318,24 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
                 f"on: set one of them (got train_size={self.train_size!r} and "
                 f"validation_fraction={self.validation_fraction!r})."
             )
-        self.__dict__.pop("_stream", None)  # a new fit ends the stream of partial_fit
-        self.__dict__.pop("n_samples_seen_", None)
+        # a new fit ends the stream of partial_fit, and forgets an earlier fit's groups
+        for name in ("_stream", "n_samples_seen_", "group_labels_", "group_bounds_"):
+            self.__dict__.pop(name, None)
         if is_dask_input(X, y):
-            from skpacbayes.classifiers._out_of_core import dask_training_data
-            from skpacbayes.engine.dask_passes import label_indices
-
-            if not sample and fractions is not None:
-                raise ValueError(
-                    f"HoldOutBoundClassifier(validation_fraction={fractions}) grows the voters "
-                    "on all the rows that are not held out, which a dask array does not hold "
-                    "in memory. With a dask array, grow them on an in-memory sample "
-                    "(train_size=<number of rows>, certified on every other row), or certify "
-                    "voters that need no pass over the rows (voters=PrefitVoters(model) or a "
-                    "StumpBank, with validation_fraction=None or 'auto')."
-                )
+            if not sample:
+                held_out_fit.refuse_grown_out_of_core(fractions)
             X, y, classes = dask_training_data(self, X, y)
-            classes = held_out.held_out_classes(self.voters, classes)
-            y_idx = label_indices(y, classes)
         else:
             keep = reads_input_as_given(self.voters, X)  # the models validate what they read
             X, y, classes = validate_training_data(self, X, y, keep_input=keep)
-            classes = held_out.held_out_classes(self.voters, classes)
-            y_idx = np.searchsorted(classes, y)
         spec = self._spec(held_out.rows_seed(self.random_state))
-        for name in ("group_labels_", "group_bounds_"):  # from an earlier fit
-            self.__dict__.pop(name, None)
+        fitted = held_out_fit.certify_held_out(
+            spec, X, y, classes, fractions, self.train_size, groups
+        )
+        self.classes_ = fitted.classes
         if groups is not None:
-            if is_dask_input(X, y) or is_dask_input(groups):
-                raise ValueError(
-                    f"{type(self).__name__}.fit: groups are certified in memory only; give "
-                    "NumPy arrays (or certify each group's rows on its own)."
-                )
-            groups = column_or_1d(groups, warn=True)
-            check_consistent_length(y, groups)
-            self.group_labels_, g_idx = np.unique(groups, return_inverse=True)
-            spec = dataclasses.replace(spec, groups=g_idx, n_groups=self.group_labels_.size)
-        self.classes_ = classes
-        if sample:
-            result = held_out.certify_sample(spec, X, y, y_idx, classes, self.train_size)
-        elif fractions is None:
-            result = held_out.certify_halves(spec, X, y, y_idx, classes)
-        else:
-            result = held_out.certify_fractions(spec, X, y, y_idx, classes, fractions)
-        self._copy_result(result)
-        if groups is not None:
-            bounds = result.certificate.details["group_bounds"]
-            self.group_bounds_ = {k: np.array(v) for k, v in bounds.items()}
+            self.group_labels_ = fitted.group_labels
+        self._copy_result(fitted.result)
         return self
 
     def _risks(self):
@@ -390,10 +348,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
 
     def _validation_fractions(self):
         if isinstance(self.validation_fraction, str) and self.validation_fraction == "auto":
-            own_rule = hasattr(self.voters, "votes") and not getattr(
-                self.voters, "is_out_of_bag", False
-            )
-            return None if own_rule else held_out.DEFAULT_FRACTIONS
+            return held_out_fit.auto_fractions(self.voters)
         return check_fractions(self.validation_fraction)
 
     @available_if(_has_fixed_voters)
@@ -462,8 +417,6 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
         """
         from sklearn.utils.multiclass import check_classification_targets
 
-        from skpacbayes.classifiers._out_of_core import dask_training_data
-
         reject_fit_params(self, fit_params)
         state = getattr(self, "_stream", None)
         settings = {
@@ -473,13 +426,16 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
             "risks": self.risks,
         }
         if state is None:
-            self._check_stream_params()
+            self._validate_params()
+            stream.check_first_batch(
+                type(self).__name__,
+                hasattr(self, "certificate_"),
+                self.validation_fraction,
+                self.train_size,
+            )
         else:
-            self._check_stream_unchanged(state, settings, classes)
-        out_of_core = is_dask_input(X, y)
-        if out_of_core:
-            from skpacbayes.engine.dask_passes import label_indices
-
+            stream.check_unchanged(state, settings, classes, self.classes_)
+        if is_dask_input(X, y):
             n_features = getattr(self, "n_features_in_", None)
             X, y, labels = dask_training_data(self, X, y, min_classes=1, reset=state is None)
             if state is not None and X.shape[1] != n_features:
@@ -494,102 +450,18 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
             if state is None:  # later labels are checked against the stream's classes
                 check_classification_targets(y)
             labels = np.unique(y)
-        if state is None:
-            voters = stream.start_stream(self.voters, X, classes)
-            result_classes = np.asarray(voters.classes_)
-        else:
-            voters, result_classes = self.voters_, self.classes_
-        unknown = labels[~np.isin(labels, result_classes)]
-        if unknown.size:
-            raise ValueError(
-                f"y contains labels {unknown[:5].tolist()!r} that the prefit voters do not know "
-                f"(their classes_ are {result_classes.tolist()!r})."
-            )
-        if out_of_core:
-            y_idx = label_indices(y, result_classes)
-        else:
-            y_idx = np.searchsorted(result_classes, y)
-        state = stream.update_stream(
-            state, TestSet(), voters, settings, self._risks(), X, y_idx, result_classes.size
+        deployed = None if state is None else (self.voters_, self.classes_)
+        state, self.classes_, result = stream.certify_batch(
+            state, TestSet(), settings, self._risks(), X, y, labels, classes, deployed
         )
         self._stream = state
-        self.classes_ = result_classes
-        self._copy_result(
-            held_out.HeldOutResult(
-                voters,
-                np.arange(result_classes.size),
-                np.ones(voters.n_voters_),
-                None,
-                None,
-                None,
-                state.certificate,
-            )
-        )
+        self._copy_result(result)
         self.n_samples_seen_ = state.n_samples_seen
         return self
 
-    def _check_stream_unchanged(self, state, settings, classes):
-        """A later batch: the settings, the models and ``classes`` are the stream's."""
-        if any(
-            settings.get(k) is not v and settings.get(k) != v for k, v in state.settings.items()
-        ):
-            raise ValueError(
-                "voters, delta, per_class and risks are fixed for a stream (every bound "
-                "reported along it shares them); they changed since the first partial_fit. "
-                "Start a new stream on an unfitted copy (sklearn.base.clone(estimator))."
-            )
-        if self.voters.fingerprint() != state.fingerprint:
-            raise ValueError(
-                "A prefit model of voters changed since the first partial_fit (refitted, its "
-                "parameters or fitted attributes set): the stream's certificate counts the "
-                "errors of the model as it was. Certify the changed model on a new stream "
-                "(sklearn.base.clone(estimator)), on rows it was not fitted on."
-            )
-        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(
-                f"classes={np.asarray(classes).tolist()!r} differs from the stream's classes "
-                f"{self.classes_.tolist()!r} (those the prefit voters know)."
-            )
-
-    def _check_stream_params(self):
-        """The parameters ``partial_fit`` accepts: fixed voters, no split of the rows."""
-        self._validate_params()
-        if hasattr(self, "certificate_"):
-            raise ValueError(
-                f"This {type(self).__name__} was fitted with fit; partial_fit certifies a "
-                "stream from its first row on. Call partial_fit on an unfitted copy "
-                "(sklearn.base.clone(estimator))."
-            )
-        fraction = self.validation_fraction
-        if self.train_size is not None or not (
-            fraction is None or (isinstance(fraction, str) and fraction == "auto")
-        ):
-            raise ValueError(
-                "partial_fit certifies every row it is given: leave validation_fraction at "
-                f"'auto' (or None) and train_size at None (got validation_fraction={fraction!r}, "
-                f"train_size={self.train_size!r})."
-            )
-
     def __setstate__(self, state):
-        # a stream of 0.1.0 kept its errors and rows per class (a tuple, then a StreamState
-        # of those fields), certified the error and the miss rates only, and took no
-        # fingerprint: its miss counts are kept in a confusion matrix of the same class
-        # counts (the errors of class c in the cell of class c + 1)
         state.setdefault("risks", None)  # a parameter since 0.2.0
-        kept = state.get("_stream")
-        if isinstance(kept, tuple):
-            kept = dict(zip(("class_errors", "class_sizes", "settings"), kept, strict=True))
-        elif kept is not None and "class_errors" in vars(kept):
-            kept = vars(kept)
-        if isinstance(kept, dict):
-            errors, sizes = np.asarray(kept["class_errors"]), np.asarray(kept["class_sizes"])
-            k = errors.size
-            confusion = np.zeros((k, k + 1), dtype=np.int64)
-            confusion[np.arange(k), np.arange(k)] = sizes - errors
-            confusion[np.arange(k), (np.arange(k) + 1) % k] += errors
-            settings = {"risks": None, **kept["settings"]}
-            state["_stream"] = stream.StreamState(confusion, settings, state["certificate_"], None)
+        if state.get("_stream") is not None:  # a stream of 0.1.0, the models' fingerprint
+            kept = state["_stream"]
+            state["_stream"] = stream.restored_stream(kept, state["certificate_"], state["voters"])
         super().__setstate__(state)
-        if getattr(self, "_stream", None) is not None:  # identities do not survive a pickle
-            fingerprint = self.voters.fingerprint()
-            self._stream = dataclasses.replace(self._stream, fingerprint=fingerprint)
