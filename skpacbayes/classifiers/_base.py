@@ -1,5 +1,6 @@
 """The base of the bound classifiers: ``MajorityVoteClassifier`` and what they share."""
 
+import inspect
 import warnings
 from numbers import Real
 from typing import ClassVar
@@ -258,18 +259,8 @@ class MajorityVoteClassifier(
     #: parameters that only steer the optimisation or the computation: a search over
     #: them alone keeps the refitted bound_ (warn_if_refit_by_search)
     _optimisation_params: ClassVar[frozenset] = frozenset(
-        {
-            "batch_size",
-            "device",
-            "early_stopping_patience",
-            "learning_rate",
-            "max_epochs",
-            "max_train_rows",
-            "n_jobs",
-            "solver",
-            "tighten",
-            "verbose",
-        }
+        "batch_size device early_stopping_patience learning_rate max_epochs max_train_rows "
+        "n_jobs solver tighten verbose".split()
     )
 
     _parameter_constraints: ClassVar[dict] = {
@@ -313,9 +304,10 @@ class MajorityVoteClassifier(
     # The bound and the engine's specification
     # ------------------------------------------------------------------ #
     def _bound(self):
-        """The bound, configured with this estimator's parameters (overridden by subclasses
-        whose bound takes parameters)."""
-        return self._bound_class()
+        """The bound, configured with this estimator's parameters of the same names (the
+        ``n_draws`` of :class:`~skpacbayes.objectives.Binomial`, ...)."""
+        names = inspect.signature(self._bound_class).parameters
+        return self._bound_class(**{name: getattr(self, name) for name in names})
 
     def _valid_posteriors(self, n_classes, split):
         """Posterior families for which this estimator certifies the deployed vote."""
@@ -344,11 +336,7 @@ class MajorityVoteClassifier(
             ``max_train_rows`` rows held in memory), are sums computed block by block on the
             workers. The margin bound, which reads every row's margin, raises a
             ``ValueError``.
-        y : {array-like, dask array} of shape (n_samples,)
-            Class labels (at least two classes).
-        **fit_params : dict
-            Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
-            naming the estimator, since the certificate assumes unweighted i.i.d. rows.
+        {fit_y}
 
         Returns
         -------
@@ -498,6 +486,8 @@ class MajorityVoteClassifier(
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         tags.input_tags.sparse = True
+        if self._bound_class is not None:  # CBound, Margin, VCDim: binary votes only
+            tags.classifier_tags.multi_class = not self._bound_class.capabilities.binary_only
         return tags
 
 

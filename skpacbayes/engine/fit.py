@@ -167,20 +167,7 @@ def fit_posterior(spec, voters, X, y_idx, seed):
 
 
 def check_task(spec, n_classes):
-    """Refuse more than two classes to a bound of binary votes.
-
-    Parameters
-    ----------
-    spec : FitSpec
-        The fit's specification.
-    n_classes : int
-        Number of classes of the target.
-
-    Raises
-    ------
-    ValueError
-        If the bound is binary only and ``n_classes > 2``.
-    """
+    """Refuse a target of ``n_classes > 2`` to a bound of binary votes (a ``ValueError``)."""
     if spec.bound.capabilities.binary_only and n_classes > 2:
         raise ValueError(
             f"Only binary classification is supported by {spec.label}. "
@@ -189,19 +176,9 @@ def check_task(spec, n_classes):
 
 
 def check_out_of_bag(spec):
-    """Refuse out-of-bag voters to a bound or a family that does not certify them.
-
-    Parameters
-    ----------
-    spec : FitSpec
-        The fit's specification.
-
-    Raises
-    ------
-    ValueError
-        Unless the bound certifies out-of-bag voters (the first-order and tandem bounds) and
-        the family's statistics are the error counts (the Categorical posterior).
-    """
+    """Refuse out-of-bag voters (a ``ValueError``) unless the bound certifies them (the
+    first-order and tandem bounds) and the family's statistics are the error counts (the
+    Categorical posterior)."""
     if spec.bound.capabilities.certifies_out_of_bag and spec.family.counts_suffice:
         return
     valid = ", ".join(
