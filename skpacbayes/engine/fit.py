@@ -50,12 +50,8 @@ def fitted_voters(voters, X, y, classes):
     ----------
     voters : voter bank
         Unfitted (or fitted: prefit models, a frozen bank).
-    X : {ndarray, sparse matrix, dask array} of shape (n_rows, n_features)
-        The training rows.
-    y : ndarray or dask array of shape (n_rows,)
-        Their labels.
-    classes : ndarray
-        The sorted labels of ``y``.
+    X, y, classes
+        The training rows, their labels and the sorted labels, as :func:`fit_vote`.
 
     Returns
     -------
