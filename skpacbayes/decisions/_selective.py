@@ -189,14 +189,14 @@ class CertifiedSelectiveClassifier(DecisionClassifier):
             raise ValueError("The estimator's predict returns labels outside its classes_.")
         return idx
 
-    @fill_doc(**DECISION_DOCS)
     def predict(self, X):
         """The model's prediction where its confidence reaches ``threshold_``, else
         ``reject_label_``.
 
         Parameters
         ----------
-        {rows_doc}
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples, as the model takes them.
 
         Returns
         -------

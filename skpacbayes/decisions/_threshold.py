@@ -200,14 +200,14 @@ class CertifiedThresholdClassifier(DecisionClassifier):
             )
         return int(found[0])
 
-    @fill_doc(**DECISION_DOCS)
     def predict(self, X):
         """``pos_label_`` where the model's score of it reaches ``threshold_``, else the other
         class (with more than two classes, the model's most likely class but ``pos_label_``).
 
         Parameters
         ----------
-        {rows_doc}
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input samples, as the model takes them.
 
         Returns
         -------

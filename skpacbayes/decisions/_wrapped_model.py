@@ -67,9 +67,6 @@ n_features_in_ : int
     Number of features seen during fit.
 feature_names_in_ : ndarray of str
     Names of the features, when ``X`` has them.""",
-    "rows_doc": """\
-X : {array-like, sparse matrix} of shape (n_samples, n_features)
-    Input samples, as the model takes them.""",
 }
 
 
