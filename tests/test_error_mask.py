@@ -295,11 +295,15 @@ def test_values_shared_in_a_block_are_keyed_by_how_the_errors_are_held():
     bank = FrozenEstimator(StumpBank(random_state=0).fit(X, y))
 
     def vc():
-        return VCDimBoundClassifier(voters=bank, posterior="gaussian", max_epochs=15, cv=None)
+        return VCDimBoundClassifier(
+            voters=bank, posterior="gaussian", max_epochs=15, cv=None, random_state=0
+        )
 
     alone = vc().fit(X, y)
     with shared_votes():
-        FirstOrderBoundClassifier(voters=bank, posterior="gaussian", max_epochs=15).fit(X, y)
+        FirstOrderBoundClassifier(
+            voters=bank, posterior="gaussian", max_epochs=15, random_state=0
+        ).fit(X, y)
         shared = vc().fit(X, y)
     assert shared.bound_ == alone.bound_
     np.testing.assert_array_equal(shared.weights_, alone.weights_)
