@@ -10,6 +10,8 @@ from functools import lru_cache
 import numpy as np
 import torch
 
+from skpacbayes._docstrings import fill_doc
+
 __all__ = [
     "digamma_minus_log",
     "gauss_legendre",
@@ -21,10 +23,36 @@ __all__ = [
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 _SQRT_HALF = math.sqrt(0.5)
 
+#: the parameter of the Gaussian tails
+_ANY_T = """\
+Parameters
+----------
+t : torch.Tensor
+    Floating point tensor of any shape."""
+#: the example of both tails
+_TAILS_EXAMPLE = """\
+>>> import torch
+>>> from skpacbayes._special import gaussian_cdf, gaussian_sf
+>>> t = torch.tensor([0.0, 1.0], dtype=torch.float64)
+>>> gaussian_cdf(t), gaussian_sf(t)
+(tensor([0.5000, 0.8413], dtype=torch.float64), tensor([0.5000, 0.1587], dtype=torch.float64))"""
+#: the parameter and the result of the large-argument series
+_POSITIVE_X = """\
+Parameters
+----------
+x : torch.Tensor
+    Positive floating point tensor.
+
+Returns
+-------
+torch.Tensor
+    Same shape and dtype as ``x``."""
+
 
 # ---------------------------------------------------------------------------------------------
 # Gaussian tails
 # ---------------------------------------------------------------------------------------------
+@fill_doc(any_t=_ANY_T, tails_example=_TAILS_EXAMPLE)
 def gaussian_cdf(t):
     """Standard normal distribution function ``Phi_cdf(t) = P(N(0, 1) <= t)``.
 
@@ -32,10 +60,7 @@ def gaussian_cdf(t):
     (``gaussian_cdf(-30)`` is about ``4.9e-198``, where ``torch.special.ndtr`` returns 0).
     Differentiable.
 
-    Parameters
-    ----------
-    t : torch.Tensor
-        Floating point tensor of any shape.
+    {any_t}
 
     Returns
     -------
@@ -44,24 +69,19 @@ def gaussian_cdf(t):
 
     Examples
     --------
-    >>> import torch
-    >>> from skpacbayes._special import gaussian_cdf
-    >>> gaussian_cdf(torch.tensor([0.0, 1.0], dtype=torch.float64))
-    tensor([0.5000, 0.8413], dtype=torch.float64)
+    {tails_example}
     """
     return 0.5 * torch.special.erfc(-t * _SQRT_HALF)
 
 
+@fill_doc(any_t=_ANY_T, tails_example=_TAILS_EXAMPLE)
 def gaussian_sf(t):
     """Standard normal survival function ``Phi_sf(t) = P(N(0, 1) > t) = erfc(t / sqrt 2) / 2``.
 
     Relatively accurate in the upper tail. This is the function the paper calls
     ``Phi`` (:ref:`theory-departures`). Differentiable.
 
-    Parameters
-    ----------
-    t : torch.Tensor
-        Floating point tensor of any shape.
+    {any_t}
 
     Returns
     -------
@@ -70,10 +90,7 @@ def gaussian_sf(t):
 
     Examples
     --------
-    >>> import torch
-    >>> from skpacbayes._special import gaussian_sf
-    >>> gaussian_sf(torch.tensor([0.0, 1.0], dtype=torch.float64))
-    tensor([0.5000, 0.1587], dtype=torch.float64)
+    {tails_example}
     >>> float(gaussian_sf(torch.tensor(30.0, dtype=torch.float64))) > 0
     True
     """
@@ -198,6 +215,7 @@ def _digamma_minus_log(x):
     return acc * y - 0.5 / x
 
 
+@fill_doc(positive_x=_POSITIVE_X)
 def stirling_remainder(x):
     r"""Remainder of Stirling's formula, ``lgamma(x) - ((x - 1/2) ln x - x + ln(2 pi) / 2)``.
 
@@ -205,15 +223,7 @@ def stirling_remainder(x):
     below). Used to write Gamma-function ratios of large arguments without the
     cancellation of ``lgamma`` differences.
 
-    Parameters
-    ----------
-    x : torch.Tensor
-        Positive floating point tensor.
-
-    Returns
-    -------
-    torch.Tensor
-        Same shape and dtype as ``x``.
+    {positive_x}
 
     Examples
     --------
@@ -233,20 +243,13 @@ def stirling_remainder(x):
     )
 
 
+@fill_doc(positive_x=_POSITIVE_X)
 def digamma_minus_log(x):
     r"""``digamma(x) - ln x``, differentiable, for any ``x > 0``.
 
     Asymptotic series for ``x >= 10`` (no cancellation for large ``x``), direct below.
 
-    Parameters
-    ----------
-    x : torch.Tensor
-        Positive floating point tensor.
-
-    Returns
-    -------
-    torch.Tensor
-        Same shape and dtype as ``x``.
+    {positive_x}
 
     Examples
     --------

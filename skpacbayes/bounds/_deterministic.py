@@ -31,7 +31,8 @@ __all__ = [
     "margin_tails",
 ]
 
-_TAIL = {"kl": "nonneg", "m": "m", "delta": "delta", "weights": "weights"}
+_KL_M_DELTA = {"kl": "nonneg", "m": "m", "delta": "delta"}
+_TAIL = {**_KL_M_DELTA, "weights": "weights"}
 
 
 def _clip01(x):
@@ -448,14 +449,7 @@ def margin_tails(gamma, concentration):
     )
 
 
-@dual(
-    margin_error="stat",
-    gamma="nonneg_finite",
-    concentration="positive",
-    kl="nonneg",
-    m="m",
-    delta="delta",
-)
+@dual(margin_error="stat", gamma="nonneg_finite", concentration="positive", **_KL_M_DELTA)
 def margin_bound(margin_error, gamma, concentration, kl, m, delta):
     """Dirichlet margin bound (after Biggs, Zantedeschi & Guedj, 2022) for one margin ``gamma``.
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from skpacbayes._docstrings import fill_doc
 from skpacbayes._sync import branch_free
 
 from ._validation import dual
@@ -435,7 +436,33 @@ def _kl_inv(q: torch.Tensor, eps: torch.Tensor, upper: bool) -> torch.Tensor:
     return _KLInverse.apply(q, eps, upper, q.requires_grad or eps.requires_grad)
 
 
+#: the parameters and the type of the result of both inverses (its description follows)
+_KL_INVERSE = """\
+Parameters
+----------
+q : float, array-like or torch.Tensor
+    Empirical value in [0, 1].
+eps : float, array-like or torch.Tensor
+    Budget ``>= 0`` (``+inf`` allowed).
+
+Returns
+-------
+float, ndarray or torch.Tensor"""
+#: the example of the kl and both its inverses
+_KL_EXAMPLE = """\
+>>> from skpacbayes.bounds import kl, kl_inv_lower, kl_inv_upper
+>>> round(kl(0.1, 0.2), 10)
+0.036690014
+>>> kl(0.0, 0.0), kl(0.5, 0.0)
+(0.0, inf)
+>>> round(kl_inv_upper(0.1, 0.05), 12), round(kl_inv_lower(0.5, 0.01), 12)
+(0.220078601107, 0.429641406543)
+>>> kl_inv_upper(1.0, 0.3), kl_inv_upper(0.3, 0.0), round(kl_inv_lower(1.0, 0.3), 12)
+(1.0, 0.3, 0.740818220682)"""
+
+
 @dual(q="stat", p="stat")
+@fill_doc(kl_example=_KL_EXAMPLE)
 def kl(q, p):
     """Binary KL divergence ``kl(q || p)`` between Bernoulli distributions.
 
@@ -456,29 +483,17 @@ def kl(q, p):
 
     Examples
     --------
-    >>> from skpacbayes.bounds import kl
-    >>> round(kl(0.1, 0.2), 10)
-    0.036690014
-    >>> kl(0.0, 0.0), kl(0.5, 0.0)
-    (0.0, inf)
+    {kl_example}
     """
     return _kl(q, p)
 
 
 @dual(q="stat", eps="nonneg")
+@fill_doc(kl_inverse=_KL_INVERSE, kl_example=_KL_EXAMPLE)
 def kl_inv_upper(q, eps):
     """Upper inverse of the binary kl: ``sup{p in [q, 1] : kl(q || p) <= eps}``.
 
-    Parameters
-    ----------
-    q : float, array-like or torch.Tensor
-        Empirical value in [0, 1].
-    eps : float, array-like or torch.Tensor
-        Budget ``>= 0`` (``+inf`` allowed).
-
-    Returns
-    -------
-    float, ndarray or torch.Tensor
+    {kl_inverse}
         The upper end ``p``. A tensor input gives a tensor of the same dtype and device,
         differentiable with respect to ``q`` and ``eps`` (implicit-function gradient).
 
@@ -497,29 +512,17 @@ def kl_inv_upper(q, eps):
 
     Examples
     --------
-    >>> from skpacbayes.bounds import kl_inv_upper
-    >>> round(kl_inv_upper(0.1, 0.05), 12)
-    0.220078601107
-    >>> kl_inv_upper(1.0, 0.3), kl_inv_upper(0.3, 0.0)
-    (1.0, 0.3)
+    {kl_example}
     """
     return _kl_inv(q, eps, True)
 
 
 @dual(q="stat", eps="nonneg")
+@fill_doc(kl_inverse=_KL_INVERSE, kl_example=_KL_EXAMPLE)
 def kl_inv_lower(q, eps):
     """Lower inverse of the binary kl: ``inf{p in [0, q] : kl(q || p) <= eps}``.
 
-    Parameters
-    ----------
-    q : float, array-like or torch.Tensor
-        Empirical value in [0, 1].
-    eps : float, array-like or torch.Tensor
-        Budget ``>= 0`` (``+inf`` allowed).
-
-    Returns
-    -------
-    float, ndarray or torch.Tensor
+    {kl_inverse}
         The lower end ``p`` (``= 1 - kl_inv_upper(1 - q, eps)`` in exact arithmetic).
 
     Notes
@@ -532,10 +535,6 @@ def kl_inv_lower(q, eps):
 
     Examples
     --------
-    >>> from skpacbayes.bounds import kl_inv_lower
-    >>> round(kl_inv_lower(0.5, 0.01), 12)
-    0.429641406543
-    >>> round(kl_inv_lower(1.0, 0.3), 12)
-    0.740818220682
+    {kl_example}
     """
     return _kl_inv(q, eps, False)

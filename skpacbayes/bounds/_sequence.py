@@ -20,6 +20,10 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from skpacbayes._docstrings import fill_doc
+
+from ._test_set import RAISES_COUNTS
+
 __all__ = [
     "ANYTIME_TUNINGS",
     "ANYTIME_TUNING_WEIGHTS",
@@ -205,6 +209,20 @@ def _root(b, low, high, k, n, level):
     return float(high)
 
 
+def _stream_counts(trivial):
+    """The parameters of a bound of a stream's count, whose bound at no row is ``trivial``."""
+    return f"""\
+Parameters
+----------
+n_errors : int
+    Errors ``S_n`` among the first ``n`` rows, ``0 <= S_n <= n``.
+n : int
+    Rows read so far, ``>= 0`` (0 gives the trivial bound {trivial}).
+delta : float
+    Confidence parameter in (0, 1]."""
+
+
+@fill_doc(raises_counts=RAISES_COUNTS, stream_counts=_stream_counts(trivial="1"))
 def binomial_anytime_upper(n_errors, n, delta):
     """Time-uniform test-set bound: an upper confidence sequence for a Bernoulli mean.
 
@@ -215,14 +233,7 @@ def binomial_anytime_upper(n_errors, n, delta):
     they like (and keep the smallest value seen): the statement survives optional stopping,
     which the fixed-size bound :func:`binomial_inv_upper` does not.
 
-    Parameters
-    ----------
-    n_errors : int
-        Errors ``S_n`` among the first ``n`` rows, ``0 <= S_n <= n``.
-    n : int
-        Rows read so far, ``>= 0`` (0 gives the trivial bound 1).
-    delta : float
-        Confidence parameter in (0, 1].
+    {stream_counts}
 
     Returns
     -------
@@ -247,10 +258,7 @@ def binomial_anytime_upper(n_errors, n, delta):
     the rounding error (``1e-12 (1 + n) + 1e-9`` nats), so it is never below the exact
     upper end.
 
-    Raises
-    ------
-    ValueError
-        If ``n_errors > n``, or an argument is out of its range.
+    {raises_counts}
 
     Examples
     --------
@@ -263,6 +271,7 @@ def binomial_anytime_upper(n_errors, n, delta):
     return _upper(*_check(n_errors, n, delta))
 
 
+@fill_doc(raises_counts=RAISES_COUNTS, stream_counts=_stream_counts(trivial="0"))
 def binomial_anytime_lower(n_errors, n, delta):
     """Time-uniform lower bound: a lower confidence sequence for a Bernoulli mean.
 
@@ -273,14 +282,7 @@ def binomial_anytime_lower(n_errors, n, delta):
     probability given the past is at least the tested rate (the false-alarm guarantee of
     :class:`~skpacbayes.monitoring.RiskMonitor`).
 
-    Parameters
-    ----------
-    n_errors : int
-        Errors ``S_n`` among the first ``n`` rows, ``0 <= S_n <= n``.
-    n : int
-        Rows read so far, ``>= 0`` (0 gives the trivial bound 0).
-    delta : float
-        Confidence parameter in (0, 1].
+    {stream_counts}
 
     Returns
     -------
@@ -294,10 +296,7 @@ def binomial_anytime_lower(n_errors, n, delta):
     probabilities ``p_i >= R``, each likelihood ratio of the mixture is a non-negative
     supermartingale instead of a martingale, and Ville's inequality still applies.
 
-    Raises
-    ------
-    ValueError
-        If ``n_errors > n``, or an argument is out of its range.
+    {raises_counts}
 
     Examples
     --------

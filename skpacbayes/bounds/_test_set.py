@@ -10,9 +10,18 @@ import sys
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
+from skpacbayes._docstrings import fill_doc
+
 from ._scalar_checks import check_delta, check_int, is_tensor
 
 __all__ = ["binomial_inv_upper"]
+
+#: the Raises section of the functions of an error count ``n_errors`` among ``n`` rows
+RAISES_COUNTS = """\
+Raises
+------
+ValueError
+    If ``n_errors > n``, or an argument is out of its range."""
 
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -41,6 +50,7 @@ def _lower_tail(k: int, n: int):
     return log_tail
 
 
+@fill_doc(raises_counts=RAISES_COUNTS)
 def binomial_inv_upper(n_errors, n, delta):
     """Test-set bound: the largest risk ``r`` with ``P(Bin(n, r) <= n_errors) >= delta``.
 
@@ -75,10 +85,7 @@ def binomial_inv_upper(n_errors, n, delta):
     Sums over ``k + 1`` terms: fast up to millions of errors. NumPy and SciPy only: a hold-out
     certificate imports no torch.
 
-    Raises
-    ------
-    ValueError
-        If ``n_errors > n``, or an argument is out of its range.
+    {raises_counts}
 
     Examples
     --------

@@ -13,7 +13,9 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-from ._test_set import _lower_tail, binomial_inv_upper
+from skpacbayes._docstrings import fill_doc
+
+from ._test_set import RAISES_COUNTS, _lower_tail, binomial_inv_upper
 
 __all__ = [
     "binomial_critical_count",
@@ -37,6 +39,7 @@ def _level(name, value, low_open=True):
     return float(value)
 
 
+@fill_doc(raises_counts=RAISES_COUNTS)
 def binomial_p_value(n_errors, n, risk):
     """Exact p-value of the hypothesis "the risk exceeds ``risk``": ``P(Bin(n, risk) <= k)``.
 
@@ -61,10 +64,7 @@ def binomial_p_value(n_errors, n, risk):
         rows (the allowance of :func:`binomial_inv_upper` for the tail's rounding); 1 when
         ``k = n`` or ``risk = 0``, 0 when ``risk = 1`` and ``k < n``.
 
-    Raises
-    ------
-    ValueError
-        If ``n_errors > n`` or an argument is out of its range.
+    {raises_counts}
 
     See Also
     --------

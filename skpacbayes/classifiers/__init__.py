@@ -37,19 +37,21 @@ from ._vc_dim import VCDimBoundClassifier
 # Layout: one module per estimator (``_first_order.py`` holds FirstOrderBoundClassifier, ...),
 # the shared base in ``_base.py``.
 
+# in the order of the API reference: the two to reach for first, one per bound, their base,
+# then what they report
 __all__ = [
+    "CertifiedVoteClassifier",
+    "HoldOutBoundClassifier",
+    "PartitionBoundClassifier",
+    "FirstOrderBoundClassifier",
+    "SecondOrderBoundClassifier",
     "BinomialBoundClassifier",
     "CBoundClassifier",
-    "Certificate",
-    "CertifiedVoteClassifier",
-    "FirstOrderBoundClassifier",
-    "HoldOutBoundClassifier",
-    "MajorityVoteClassifier",
     "MarginBoundClassifier",
-    "OccamBoundClassifier",
-    "PartitionBoundClassifier",
-    "SecondOrderBoundClassifier",
-    "SingleVoterWarning",
     "VCDimBoundClassifier",
+    "OccamBoundClassifier",
+    "MajorityVoteClassifier",
+    "SingleVoterWarning",
+    "Certificate",
     "effective_voters",
 ]

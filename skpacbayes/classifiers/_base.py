@@ -1,12 +1,12 @@
 """The base of the bound classifiers: ``MajorityVoteClassifier`` and what they share."""
 
+import inspect
 import warnings
 from numbers import Real
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
@@ -33,22 +33,17 @@ from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._vote_predictions import VotePredictions
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.spec import FitSpec
-from skpacbayes.engine.vote import weighted_vote_scores
+from skpacbayes.engine.vote import vote_shares, weighted_vote_scores
 from skpacbayes.objectives import BOUNDS, bound_class
-from skpacbayes.voters._base import DocLinkMixin, resolve_voters
+from skpacbayes.voters._base import DocLinkMixin
 
 __all__ = ["SingleVoterWarning", "MajorityVoteClassifier", "validate_training_data"]
 
 # the concrete estimators, named by the error of the abstract base's fit
 _NAMED_ESTIMATORS = (
-    "FirstOrderBoundClassifier",
-    "SecondOrderBoundClassifier",
-    "BinomialBoundClassifier",
-    "CBoundClassifier",
-    "PartitionBoundClassifier",
-    "MarginBoundClassifier",
-    "VCDimBoundClassifier",
-    "OccamBoundClassifier",
+    "FirstOrderBoundClassifier, SecondOrderBoundClassifier, BinomialBoundClassifier, "
+    "CBoundClassifier, PartitionBoundClassifier, MarginBoundClassifier, VCDimBoundClassifier, "
+    "OccamBoundClassifier"
 )
 
 
@@ -264,18 +259,8 @@ class MajorityVoteClassifier(
     #: parameters that only steer the optimisation or the computation: a search over
     #: them alone keeps the refitted bound_ (warn_if_refit_by_search)
     _optimisation_params: ClassVar[frozenset] = frozenset(
-        {
-            "batch_size",
-            "device",
-            "early_stopping_patience",
-            "learning_rate",
-            "max_epochs",
-            "max_train_rows",
-            "n_jobs",
-            "solver",
-            "tighten",
-            "verbose",
-        }
+        "batch_size device early_stopping_patience learning_rate max_epochs max_train_rows "
+        "n_jobs solver tighten verbose".split()
     )
 
     _parameter_constraints: ClassVar[dict] = {
@@ -298,9 +283,7 @@ class MajorityVoteClassifier(
     #: the bound (a :class:`~skpacbayes.objectives.Bound` subclass), set by subclasses
     _bound_class: ClassVar[type | None] = None
 
-    def __init__(
-        self,
-        *,
+    __init__ = keyword_init(
         voters=None,
         posterior="categorical",
         prior=None,
@@ -315,29 +298,16 @@ class MajorityVoteClassifier(
         verbose=0,
         n_jobs=None,
         max_train_rows=MAX_TRAIN_ROWS,
-    ):
-        self.voters = voters
-        self.posterior = posterior
-        self.prior = prior
-        self.delta = delta
-        self.solver = solver
-        self.max_epochs = max_epochs
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
-        self.early_stopping_patience = early_stopping_patience
-        self.device = device
-        self.random_state = random_state
-        self.verbose = verbose
-        self.n_jobs = n_jobs
-        self.max_train_rows = max_train_rows
+    )
 
     # ------------------------------------------------------------------ #
     # The bound and the engine's specification
     # ------------------------------------------------------------------ #
     def _bound(self):
-        """The bound, configured with this estimator's parameters (overridden by subclasses
-        whose bound takes parameters)."""
-        return self._bound_class()
+        """The bound, configured with this estimator's parameters of the same names (the
+        ``n_draws`` of :class:`~skpacbayes.objectives.Binomial`, ...)."""
+        names = inspect.signature(self._bound_class).parameters
+        return self._bound_class(**{name: getattr(self, name) for name in names})
 
     def _valid_posteriors(self, n_classes, split):
         """Posterior families for which this estimator certifies the deployed vote."""
@@ -345,44 +315,12 @@ class MajorityVoteClassifier(
 
     def _fit_spec(self, n_classes):
         """The engine's specification of this estimator's fit."""
-        return FitSpec(
-            bound=self._bound(),
-            posterior=self.posterior,
-            prior=self.prior,
-            delta=float(self.delta),
-            n_classes=int(n_classes),
-            # solver="none": the engine's budget of no epoch deploys the starting point
-            solver="auto" if self.solver == "none" else self.solver,
-            max_epochs=0 if self.solver == "none" else int(self.max_epochs),
-            batch_size=int(self.batch_size),
-            learning_rate=float(self.learning_rate),
-            early_stopping_patience=int(self.early_stopping_patience),
-            device=self.device,
-            verbose=int(self.verbose),
-            n_jobs=self.n_jobs,
-            label=type(self).__name__,
-            max_train_rows=None if self.max_train_rows is None else int(self.max_train_rows),
-        )
+        params = self.get_params(deep=False)
+        return FitSpec.from_params(self._bound(), n_classes, type(self).__name__, params)
 
     # ------------------------------------------------------------------ #
     # fit
     # ------------------------------------------------------------------ #
-    def _make_voters(self, n_classes, seed):
-        from skpacbayes.voters import StumpBank
-
-        if self.voters is not None:
-            default = None
-        elif n_classes == 2:
-            default = StumpBank()
-        else:
-            default = self._default_multiclass_voters()
-        return resolve_voters(self.voters, default, seed, self.n_jobs)
-
-    def _default_multiclass_voters(self):
-        from skpacbayes.voters import SplitForest
-
-        return SplitForest()
-
     @_fit_context(prefer_skip_nested_validation=False)
     @fill_doc()
     def fit(self, X, y, **fit_params):
@@ -398,11 +336,7 @@ class MajorityVoteClassifier(
             ``max_train_rows`` rows held in memory), are sums computed block by block on the
             workers. The margin bound, which reads every row's margin, raises a
             ``ValueError``.
-        y : {array-like, dask array} of shape (n_samples,)
-            Class labels (at least two classes).
-        **fit_params : dict
-            Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
-            naming the estimator, since the certificate assumes unweighted i.i.d. rows.
+        {fit_y}
 
         Returns
         -------
@@ -420,44 +354,24 @@ class MajorityVoteClassifier(
         if self._bound_class is None:
             raise TypeError(
                 "MajorityVoteClassifier is an abstract base class and cannot be fitted; use "
-                "one of the named estimators: " + ", ".join(_NAMED_ESTIMATORS) + "."
+                f"one of the named estimators: {_NAMED_ESTIMATORS}."
             )
-        from skpacbayes.engine.fit import fit_posterior, fitted_voters, out_of_core_refusal
+        from skpacbayes.engine.fit import fit_vote
         from skpacbayes.posteriors import get_family
 
         if self.prior is not None:
             get_family(self.posterior).check_float_prior(self.prior)
-        bound = self._bound()
-        out_of_core = is_dask_input(X, y)
-        if out_of_core:  # more rows than memory: the passes as map-reduces
+        if is_dask_input(X, y):  # more rows than memory: the passes as map-reduces
             from skpacbayes.classifiers._out_of_core import dask_training_data
-            from skpacbayes.engine.dask_passes import WHAT_WORKS
 
             X, y, classes = dask_training_data(self, X, y)
-            refusal = out_of_core_refusal(self._fit_spec(classes.shape[0]))
-            if refusal is not None:
-                raise ValueError(f"{refusal} {WHAT_WORKS}")
         else:
             keep = getattr(self.voters, "_keeps_input", False)
             X, y, classes = validate_training_data(self, X, y, keep_input=keep)
-        if bound.capabilities.binary_only and classes.shape[0] > 2:
-            raise ValueError(
-                f"Only binary classification is supported by {type(self).__name__}. "
-                f"The target has {classes.shape[0]} classes."
-            )
-        rng = check_random_state(self.random_state)
-        voter_seed, torch_seed = (int(s) for s in rng.randint(np.iinfo(np.int32).max, size=2))
-
-        voters = self._make_voters(classes.shape[0], voter_seed)
-        out_of_bag = getattr(voters, "is_out_of_bag", False)
-        if out_of_bag:  # one row set per voter: the out-of-bag bounds (theory-out-of-bag)
-            self._check_out_of_bag(bound)  # before growing the voters
-        voters, y_idx = fitted_voters(voters, X, y, classes)
-        self.classes_ = np.asarray(voters.classes_)
-        # the engine checks that the bound certifies the family on these voters, reads them
-        # and certifies the fit
-        spec = self._fit_spec(self.classes_.shape[0])
-        self._copy_fit(fit_posterior(spec, voters, X, y_idx, torch_seed), voters)
+        # the engine grows the voters, checks that the bound certifies the family on them,
+        # reads them and certifies the fit
+        spec = self._fit_spec(classes.shape[0])
+        self._copy_fit(*fit_vote(spec, self.voters, X, y, classes, self.random_state))
         self._warn_single_voter()
         return self
 
@@ -495,23 +409,6 @@ class MajorityVoteClassifier(
         self.solver_ = "none" if self.solver == "none" else fitted.solver
         self.certificate_ = fitted.certificate
         self.bound_ = float(fitted.certificate.value)
-
-    def _check_out_of_bag(self, bound):
-        """Raise a ``ValueError`` unless this estimator certifies out-of-bag voters."""
-        from skpacbayes.posteriors import get_family
-
-        if bound.capabilities.certifies_out_of_bag and get_family(self.posterior).counts_suffice:
-            return
-        valid = ", ".join(
-            f"{cls}(posterior='categorical')"
-            for cls in ("FirstOrderBoundClassifier", "SecondOrderBoundClassifier")
-        )
-        raise ValueError(
-            f"{type(self).__name__}(posterior={self.posterior!r}) cannot certify "
-            "out-of-bag voters (OutOfBagVoters): each voter may only be evaluated on its own "
-            "out-of-bag rows, which the first-order and tandem bounds of a Categorical "
-            f"posterior use and no other bound or posterior here does. Valid: {valid}."
-        )
 
     @fill_doc()
     def recompute_bound(self, delta):
@@ -579,16 +476,8 @@ class MajorityVoteClassifier(
         return weighted_vote_scores(votes, self.weights_, self.n_classes_)
 
     def _shares(self, scores):
-        """The vote shares of ``predict_proba``: of the total weight, or a softmax of the
-        vote where weights can be negative (the Gaussian posterior)."""
-        if self.deployed_ == "mixture_bayes":
-            total = scores.sum(axis=1, keepdims=True)
-            return scores / np.where(total > 0, total, 1.0)
-        if np.all(self.weights_ >= 0) and self.weights_.sum() > 0:
-            return scores / self.weights_.sum()
-        z = scores / np.sqrt(self.weights_.shape[0])
-        z = np.exp(z - z.max(axis=1, keepdims=True))
-        return z / z.sum(axis=1, keepdims=True)
+        """The vote shares of ``predict_proba`` (:func:`~skpacbayes.engine.vote.vote_shares`)."""
+        return vote_shares(scores, self.weights_, mixture=self.deployed_ == "mixture_bayes")
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "bound_")
@@ -597,6 +486,8 @@ class MajorityVoteClassifier(
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         tags.input_tags.sparse = True
+        if self._bound_class is not None:  # CBound, Margin, VCDim: binary votes only
+            tags.classifier_tags.multi_class = not self._bound_class.capabilities.binary_only
         return tags
 
 

@@ -44,6 +44,3 @@ class BinomialBoundClassifier(MajorityVoteClassifier):
     _bound_class = Binomial
 
     __init__ = keyword_init(MajorityVoteClassifier, after="delta", n_draws=100)
-
-    def _bound(self):
-        return Binomial(n_draws=self.n_draws)

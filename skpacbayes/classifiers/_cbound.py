@@ -16,20 +16,9 @@ class CBoundClassifier(MajorityVoteClassifier):
     Gibbs risk and a lower bound on the expected disagreement, combined by
     Chebyshev-Cantelli.
 
-    Parameters
-    ----------
-    {parameters}
-
-    Attributes
-    ----------
-    {attributes}
+    {sections}
 
     {example}
     """
 
     _bound_class = CBound
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags

@@ -17,12 +17,10 @@ tightest bound.
 """
 
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 from typing import ClassVar
 
-import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOptions
 from sklearn.utils.validation import _num_samples
 
@@ -36,7 +34,6 @@ from skpacbayes.classifiers._selected import SelectedCandidateMixin
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.protocols import candidates as cands
 from skpacbayes.engine.protocols import default_candidates as defaults
-from skpacbayes.engine.protocols.held_out import HeldOutSpec, rows_seed
 from skpacbayes.engine.protocols.sample import resolve_train_size
 from skpacbayes.objectives import FirstOrder, SecondOrder, TestSet
 from skpacbayes.voters._base import DocLinkMixin, plain_numbers
@@ -438,35 +435,6 @@ default="tightest_bound"
             stacklevel=4,  # the user's call: _check_renamed < fit < scikit-learn's wrapper
         )
 
-    def _use_out_of_bag(self):
-        if self.per_class and self.out_of_bag is True:
-            raise ValueError(
-                "per_class=True certifies each class's miss rate on held-out rows; the "
-                "out-of-bag candidates (out_of_bag=True) have no per-class statement. Set "
-                "out_of_bag=False or 'auto' (no out-of-bag candidate with per_class=True)."
-            )
-        if self.candidates is not None and self.out_of_bag is True:
-            raise ValueError(
-                "The out-of-bag candidates (out_of_bag=True) bag voters on every row; with "
-                "candidates=[...] there is no such ensemble. Set out_of_bag=False or 'auto'."
-            )
-        if self.out_of_bag == "auto":
-            tolerance, _ = self._rule()
-            return tolerance >= 1.0 and not self.per_class and self.candidates is None
-        return bool(self.out_of_bag)
-
-    def _use_stumps(self):
-        if self.stump_candidate == "auto":  # two leaves: grown on binary tasks only
-            default = self._forest() is None and self.candidates is None
-            return "binary" if default else False
-        return bool(self.stump_candidate)
-
-    def _rule(self):
-        """The selection rule's relative tolerance and absolute margin on the bound."""
-        if isinstance(self.selection, str):
-            return cands.SELECTIONS[self.selection]
-        return float(self.selection), 0.0
-
     def _models(self):
         """The user's candidates as (unfitted classifier, validation fractions) pairs, or None."""
         if self.candidates is None:
@@ -520,61 +488,21 @@ default="tightest_bound"
                 f"not a voter bank; got {type(forest).__name__}."
             )
         fractions = check_fractions(self.validation_fraction)
-        models = self._models()
-        listed = fractions if models is None else [f for _, fs in models for f in fs]
-        too_many = [f for f in listed if self.n_folds * f > 1 + 1e-9]
-        if too_many:
-            raise ValueError(
-                f"n_folds={self.n_folds} disjoint held-out sets of validation_fraction "
-                f"{too_many[0]} do not fit in the rows (n_folds * fraction must be at most 1)."
-            )
-        out_of_bag = self._use_out_of_bag()
-        if train_size is not None and out_of_bag:
-            if self.out_of_bag is True:
-                raise ValueError(
-                    "The out-of-bag candidates (out_of_bag=True) are certified on the rows "
-                    "their forest is grown on; with train_size (and on a dask array) the "
-                    "forests are grown on a sample and certified on the other rows. Set "
-                    "out_of_bag=False or 'auto'."
-                )
-            out_of_bag = False
-        bounds = _OUT_OF_BAG if out_of_bag else ()
-        n_grown = n_rows if train_size is None else int(train_size)
-        candidates = cands.candidate_list(
-            n_grown,
-            forest,
-            fractions,
-            self.n_folds,
-            self._use_stumps(),
-            bounds,
-            models=models,
-        )
-        tolerance, margin = self._rule()
-        return cands.CandidatesSpec(
-            candidates=candidates,
-            delta=float(self.delta),
-            seed=seed,
-            held_out=HeldOutSpec(
-                bound=TestSet(),
-                voters=None,
-                delta=float(self.delta),
-                seed=rows_seed(seed),
-                risks=("miss_rate",) if self.per_class else (),
-                n_jobs=self.n_jobs,
-                label=type(self).__name__,
-            ),
-            out_of_bag={
+        names = ("n_folds", "selection", "out_of_bag", "stump_candidate", "delta", "per_class")
+        params = {name: getattr(self, name) for name in (*names, "n_jobs", "verbose")}
+        return cands.plan_candidates(
+            n_rows,
+            seed,
+            train_size,
+            voters=forest,
+            fractions=fractions,
+            models=self._models(),
+            params={**params, "label": type(self).__name__},
+            bound=TestSet(),
+            fit_specs={
                 name: self._out_of_bag_estimator(name, None, seed)._fit_spec(n_classes)
-                for name in bounds
+                for name in _OUT_OF_BAG
             },
-            out_of_bag_voters=cands.out_of_bag_voters(forest, n_grown, seed, self.n_jobs),
-            tolerance=tolerance,
-            margin=margin,
-            train_size=train_size,
-            n_jobs=self.n_jobs,
-            default_forests=forest is None and models is None,
-            label=type(self).__name__,
-            verbose=int(self.verbose),
         )
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -617,15 +545,17 @@ default="tightest_bound"
             X, y, classes = dask_training_data(self, X, y)
         else:  # the user's own models (no stump or out-of-bag candidate) read X as given
             keep = self._forest() is not None or self.candidates is not None
-            keep = keep and not (self._use_stumps() or self._use_out_of_bag() or plain_numbers(X))
+            keep = keep and not (
+                cands.use_stumps(self.stump_candidate, default=False)
+                or cands.use_out_of_bag(
+                    self.out_of_bag, self.selection, self.per_class, self.candidates is not None
+                )
+                or plain_numbers(X)
+            )
             X, y, classes = validate_training_data(self, X, y, keep_input=keep)
         n_rows = _num_samples(X)
         train_size = resolve_train_size(self.train_size, n_rows, out_of_core)
-        rs = self.random_state
-        if isinstance(rs, Integral) and not isinstance(rs, bool):
-            seed = int(rs)  # as HoldOutBoundClassifier(random_state=rs) uses it
-        else:
-            seed = int(check_random_state(rs).randint(np.iinfo(np.int32).max))
+        seed = cands.candidates_seed(self.random_state)
         spec = self._spec(n_rows, classes.size, seed, train_size)
         result = cands.certify_candidates(spec, X, y, classes)
         self.candidates_ = result.entries

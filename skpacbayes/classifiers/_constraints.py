@@ -137,18 +137,19 @@ def check_fractions(value):
     return tuple(values)
 
 
-def keyword_init(base, *, after=None, defaults=None, **added):
+def keyword_init(base=None, *, after=None, defaults=None, **added):
     """The ``__init__`` of a subclass of ``base`` that adds parameters or changes defaults.
 
     The signature is ``base.__init__``'s (written once, there), with the ``defaults`` changed
     and the ``added`` parameters (name to default, keyword-only) inserted after the parameter
     ``after`` (at the end without it); the constructor stores every parameter under its
     name, as scikit-learn asks (``get_params``, ``clone`` and ``check_estimator`` read the
-    signature). A name it does not know raises scikit-learn's usual ``TypeError``.
+    signature). A name it does not know raises scikit-learn's usual ``TypeError``. Without
+    ``base``, the ``added`` parameters are the whole signature (a base estimator's own).
 
     Parameters
     ----------
-    base : type
+    base : type or None, default=None
         The estimator class whose ``__init__`` the subclass extends.
     after : str or None, default=None
         The parameter of ``base`` the added ones follow.
@@ -174,8 +175,11 @@ def keyword_init(base, *, after=None, defaults=None, **added):
     >>> Face(n_draws=3).get_params()["n_draws"], Face().n_draws
     (3, 10)
     """
-    params = list(inspect.signature(base.__init__).parameters.values())
-    own, inherited = params[0], params[1:]
+    if base is None:
+        own, inherited = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), []
+    else:
+        params = list(inspect.signature(base.__init__).parameters.values())
+        own, inherited = params[0], params[1:]
     defaults = defaults or {}
     unknown = sorted(set(defaults) - {p.name for p in inherited})
     if unknown:

@@ -11,12 +11,31 @@ from skpacbayes._docstrings import fill_doc as _fill_doc
 
 __all__ = ["fill_doc", "fit_example"]
 
-FRAGMENTS = {
-    # The parameters every PAC-Bayes estimator takes from MajorityVoteClassifier.
-    "parameters": """\
+# The parameters every PAC-Bayes estimator takes from MajorityVoteClassifier, and the
+# attributes of a bound estimator whose other attributes are FirstOrderBoundClassifier's.
+_PARAMETERS = """\
 voters, posterior, prior, delta, solver, max_epochs, batch_size, learning_rate, \
 early_stopping_patience, device, random_state, verbose, n_jobs, max_train_rows
-    See :class:`MajorityVoteClassifier`.""",
+    See :class:`MajorityVoteClassifier`."""
+_BOUND = """\
+bound_ : float
+    Certified upper bound on the true risk of ``predict``."""
+_ATTRIBUTES = f"""\
+{_BOUND}
+certificate_ : Certificate
+    Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`."""
+
+FRAGMENTS = {
+    "parameters": _PARAMETERS,
+    # The Parameters and Attributes sections of a bound estimator without parameters of its own.
+    "sections": f"""\
+Parameters
+----------
+{_PARAMETERS}
+
+Attributes
+----------
+{_ATTRIBUTES}""",
     "parameters_before": """\
 voters, posterior, prior, delta
     See :class:`MajorityVoteClassifier`.""",
@@ -24,14 +43,15 @@ voters, posterior, prior, delta
 solver, max_epochs, batch_size, learning_rate, early_stopping_patience, device, \
 random_state, verbose, n_jobs, max_train_rows
     See :class:`MajorityVoteClassifier`.""",
-    "bound_attribute": """\
-bound_ : float
-    Certified upper bound on the true risk of ``predict``.""",
-    "attributes": """\
-bound_ : float
-    Certified upper bound on the true risk of ``predict``.
-certificate_ : Certificate
-    Its ingredients. Other attributes as :class:`FirstOrderBoundClassifier`.""",
+    "bound_attribute": _BOUND,
+    "attributes": _ATTRIBUTES,
+    # The labels and the refused keywords of a fit.
+    "fit_y": """\
+y : {array-like, dask array} of shape (n_samples,)
+    Class labels (at least two classes).
+**fit_params : dict
+    Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
+    naming the estimator, since the certificate assumes unweighted i.i.d. rows.""",
     # The rows the predicting methods take.
     "X_rows": """\
 X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)

@@ -56,14 +56,6 @@ class MarginBoundClassifier(MajorityVoteClassifier):
     }
     _bound_class = Margin
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     __init__ = keyword_init(
         MajorityVoteClassifier, after="delta", defaults={"posterior": "dirichlet"}, n_margins=20
     )
-
-    def _bound(self):
-        return Margin(n_margins=self.n_margins)

@@ -61,6 +61,3 @@ class PartitionBoundClassifier(MajorityVoteClassifier):
     _bound_class = Partition
 
     __init__ = keyword_init(MajorityVoteClassifier, after="delta", tighten=True)
-
-    def _bound(self):
-        return Partition(tighten=self.tighten)

@@ -19,13 +19,7 @@ class SecondOrderBoundClassifier(MajorityVoteClassifier):
     evaluated on the rows out of bag for both, and ``m`` is the smallest such set
     (:ref:`theory-out-of-bag`; Masegosa et al., 2020).
 
-    Parameters
-    ----------
-    {parameters}
-
-    Attributes
-    ----------
-    {attributes}
+    {sections}
 
     {example}
     """

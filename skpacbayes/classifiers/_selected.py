@@ -6,12 +6,15 @@ its certificate, re-computed at its share of ``delta``, certifies them (the unio
 covers the choice, :ref:`theory-selection`).
 """
 
+import inspect
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpacbayes.classifiers._constraints import check_delta
-from skpacbayes.classifiers._docstrings import fill_doc
+from skpacbayes.classifiers._docstrings import FRAGMENTS, fill_doc
 from skpacbayes.classifiers._out_of_core import dask_rows
+from skpacbayes.classifiers._vote_predictions import VotePredictions
 
 __all__ = ["SelectedCandidateMixin", "validated_for_predict"]
 
@@ -43,6 +46,15 @@ def validated_for_predict(estimator, X):
     )
 
 
+def _selected_doc(method, summary, example):
+    """The docstring of a selection's ``method``: ``summary``, then the text of the deployed
+    vote's ``method`` (:class:`~skpacbayes.classifiers._vote_predictions.VotePredictions`) up
+    to its Examples, then ``example`` on the fitted selection ``sel``."""
+    text = inspect.cleandoc(getattr(VotePredictions, method).__doc__)
+    body = text[text.index("\n") : text.index("Examples\n--------")]
+    return f"{summary}{body}Examples\n--------\n{FRAGMENTS['fitted_selection']}\n{example}\n"
+
+
 class SelectedCandidateMixin:
     """What a selection estimator delegates to the candidate it deployed.
 
@@ -58,6 +70,7 @@ class SelectedCandidateMixin:
     def _candidate_deltas(self, delta):
         raise NotImplementedError
 
+    @fill_doc()
     def recompute_bound(self, delta):
         """Certificate of the selected classifier at another total confidence level.
 
@@ -77,11 +90,7 @@ class SelectedCandidateMixin:
 
         Examples
         --------
-        >>> from sklearn.datasets import load_breast_cancer
-        >>> from skpacbayes import OccamBoundClassifier
-        >>> from skpacbayes.model_selection import BoundSelectionClassifier
-        >>> X, y = load_breast_cancer(return_X_y=True)
-        >>> sel = BoundSelectionClassifier([OccamBoundClassifier()] * 2).fit(X, y)
+        {fitted_selection}
         >>> sel.recompute_bound(sel.delta) == sel.bound_
         True
         """
@@ -89,71 +98,35 @@ class SelectedCandidateMixin:
         check_delta(delta, f"{type(self).__name__}.recompute_bound")
         return self.best_estimator_.recompute_bound(self._candidate_deltas(delta)[self.best_index_])
 
-    @dask_rows("labels")
-    @fill_doc()
-    def predict(self, X):
-        """Predict with the selected candidate.
-
-        Parameters
-        ----------
-        {X_selected_rows}
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted class labels; ``bound_`` certifies their error rate.
-
-        Examples
-        --------
-        {fitted_selection}
-        >>> sel.predict(X[:5])
-        array([0, 0, 0, 0, 0])
-        """
+    def _delegated(self, method, X):
+        """The deployed candidate's ``method`` on ``X``, validated by this estimator."""
         X = validated_for_predict(self, X)
-        return self.best_estimator_.predict(X)
+        return getattr(self.best_estimator_, method)(X)
+
+    @dask_rows("labels")
+    def predict(self, X):
+        return self._delegated("predict", X)
 
     @dask_rows("scores")
-    @fill_doc()
     def decision_function(self, X):
-        """Decision function of the selected candidate.
-
-        Parameters
-        ----------
-        {X_selected_rows}
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            See :meth:`~skpacbayes.MajorityVoteClassifier.decision_function`.
-
-        Examples
-        --------
-        {fitted_selection}
-        >>> sel.decision_function(X[:2])
-        array([-1., -1.])
-        """
-        X = validated_for_predict(self, X)
-        return self.best_estimator_.decision_function(X)
+        return self._delegated("decision_function", X)
 
     @dask_rows("proba")
-    @fill_doc()
     def predict_proba(self, X):
-        """Vote shares of the selected candidate.
+        return self._delegated("predict_proba", X)
 
-        Parameters
-        ----------
-        {X_selected_rows}
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            See :meth:`~skpacbayes.MajorityVoteClassifier.predict_proba`.
-
-        Examples
-        --------
-        {fitted_selection}
-        >>> sel.predict_proba(X[:2]).shape
-        (2, 2)
-        """
-        X = validated_for_predict(self, X)
-        return self.best_estimator_.predict_proba(X)
+    predict.__doc__ = _selected_doc(
+        "predict",
+        "Predict with the selected candidate.",
+        ">>> sel.predict(X[:5])\narray([0, 0, 0, 0, 0])",
+    )
+    decision_function.__doc__ = _selected_doc(
+        "decision_function",
+        "Decision function of the selected candidate.",
+        ">>> sel.decision_function(X[:2])\narray([-1., -1.])",
+    )
+    predict_proba.__doc__ = _selected_doc(
+        "predict_proba",
+        "Vote shares of the selected candidate.",
+        ">>> sel.predict_proba(X[:2]).shape\n(2, 2)",
+    )

@@ -66,11 +66,3 @@ class VCDimBoundClassifier(MajorityVoteClassifier):
     _bound_class = VCDim
 
     __init__ = keyword_init(MajorityVoteClassifier, cv=5)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
-    def _bound(self):
-        return VCDim(cv=self.cv)

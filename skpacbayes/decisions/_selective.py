@@ -7,12 +7,19 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from skpacbayes.decisions._wrapped_model import DecisionClassifier, margin_confidence
+from skpacbayes._docstrings import fill_doc
+from skpacbayes.decisions._wrapped_model import (
+    DECISION_DOCS,
+    DecisionClassifier,
+    keep_parameters,
+    margin_confidence,
+)
 from skpacbayes.engine.protocols.decisions import choose_abstention
 
 __all__ = ["CertifiedSelectiveClassifier"]
 
 
+@fill_doc(**DECISION_DOCS)
 class CertifiedSelectiveClassifier(DecisionClassifier):
     """A fitted classifier with a certified reject option: it answers when it is confident.
 
@@ -44,8 +51,7 @@ class CertifiedSelectiveClassifier(DecisionClassifier):
         looks fitted on them). Not fitted: see ``validation_fraction``.
     max_risk : float in (0, 1), default=0.05
         The target of the selective risk.
-    delta : float in (0, 1), default=0.05
-        Every statement holds, all together, with probability at least ``1 - delta``.
+    {delta_doc}
     min_coverage : float in [0, 1), default=0.1
         The smallest rate of answered rows worth deploying: the deployed threshold's
         certified coverage reaches it, and the test passes over the thresholds that answer
@@ -72,15 +78,11 @@ class CertifiedSelectiveClassifier(DecisionClassifier):
         certified on ``ceil(f m)`` rows drawn from the seed and the number of rows alone.
         None: ``estimator`` must be fitted. ``"auto"``: None for a fitted estimator, 0.5
         otherwise.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the rows held out when a clone is fitted (unused otherwise).
+    {random_state_doc}
 
     Attributes
     ----------
-    estimator_ : classifier
-        The fitted model: ``estimator`` itself, or the clone fitted on the other rows.
-    classes_ : ndarray of shape (n_classes,)
-        The model's classes.
+    {fitted_model_doc}
     reject_label_ : object
         What ``predict`` returns where it does not answer.
     response_method_ : str
@@ -99,12 +101,7 @@ class CertifiedSelectiveClassifier(DecisionClassifier):
     certificate_ : Certificate
         Its ingredients: ``details["statements"]`` holds each statement's counts, share of
         ``delta`` and bound.
-    calibration_indices_ : ndarray of int or None
-        The rows (of the ``X`` given to ``fit``) that certify the rule (None: every row).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of str
-        Names of the features, when ``X`` has them.
+    {fitted_rows_doc}
 
     See Also
     --------
@@ -153,18 +150,7 @@ class CertifiedSelectiveClassifier(DecisionClassifier):
         validation_fraction="auto",
         random_state=None,
     ):
-        super().__init__(
-            estimator,
-            max_risk=max_risk,
-            delta=delta,
-            thresholds=thresholds,
-            response_method=response_method,
-            risks=risks,
-            validation_fraction=validation_fraction,
-            random_state=random_state,
-        )
-        self.min_coverage = min_coverage
-        self.reject_label = reject_label
+        keep_parameters(self, locals())
 
     def _choose(self, model, X, y_idx, values, method, risks):
         self.reject_label_ = self._reject_label()

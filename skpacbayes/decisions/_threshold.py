@@ -7,7 +7,8 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
-from skpacbayes.decisions._wrapped_model import DecisionClassifier
+from skpacbayes._docstrings import fill_doc
+from skpacbayes.decisions._wrapped_model import DECISION_DOCS, DecisionClassifier, keep_parameters
 from skpacbayes.engine.protocols.decisions import choose_threshold
 
 __all__ = ["CertifiedThresholdClassifier"]
@@ -23,6 +24,7 @@ def _positive_scores(values, method, pos):
     return values[:, pos], np.argmax(others, axis=1)
 
 
+@fill_doc(**DECISION_DOCS)
 class CertifiedThresholdClassifier(DecisionClassifier):
     """A fitted classifier's decision threshold, with its miss rate certified below a target.
 
@@ -63,8 +65,7 @@ class CertifiedThresholdClassifier(DecisionClassifier):
         The positive class. None: ``classes_[1]`` for two classes; with more, required (the
         decision is then one-vs-rest: ``pos_label`` when its score reaches the threshold,
         else the model's most likely other class).
-    delta : float in (0, 1), default=0.05
-        Every statement holds, all together, with probability at least ``1 - delta``.
+    {delta_doc}
     thresholds : array-like of float or None, default=None
         The grid, fixed before the rows are read (never a function of them, labels or
         scores: :ref:`theory-decisions`). None: 1113 values of [0, 1], every multiple of
@@ -84,15 +85,11 @@ class CertifiedThresholdClassifier(DecisionClassifier):
         threshold certified on ``ceil(f m)`` rows drawn from the seed and the number of rows
         alone (never stratified). None: ``estimator`` must be fitted, every row certifies.
         ``"auto"``: None for a fitted estimator, 0.5 otherwise.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the rows held out when a clone is fitted (unused otherwise).
+    {random_state_doc}
 
     Attributes
     ----------
-    estimator_ : classifier
-        The fitted model: ``estimator`` itself, or the clone fitted on the other rows.
-    classes_ : ndarray of shape (n_classes,)
-        The model's classes.
+    {fitted_model_doc}
     pos_label_ : object
         The positive class.
     response_method_ : str
@@ -110,12 +107,7 @@ class CertifiedThresholdClassifier(DecisionClassifier):
     certificate_ : Certificate
         Its ingredients: ``details["statements"]`` holds each statement's counts, share of
         ``delta`` and bound, ``details["delta_used"]`` their total.
-    calibration_indices_ : ndarray of int or None
-        The rows (of the ``X`` given to ``fit``) that certify the threshold (None: every row).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of str
-        Names of the features, when ``X`` has them.
+    {fitted_rows_doc}
 
     See Also
     --------
@@ -169,18 +161,7 @@ class CertifiedThresholdClassifier(DecisionClassifier):
         validation_fraction="auto",
         random_state=None,
     ):
-        super().__init__(
-            estimator,
-            max_risk=max_risk,
-            delta=delta,
-            thresholds=thresholds,
-            response_method=response_method,
-            risks=risks,
-            validation_fraction=validation_fraction,
-            random_state=random_state,
-        )
-        self.risk = risk
-        self.pos_label = pos_label
+        keep_parameters(self, locals())
 
     def _choose(self, model, X, y_idx, values, method, risks):
         pos = self._positive_index()

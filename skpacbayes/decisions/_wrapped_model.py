@@ -38,7 +38,36 @@ from skpacbayes.engine.protocols.decisions import probability_grid
 from skpacbayes.engine.risks import check_risks
 from skpacbayes.voters._base import DocLinkMixin
 
-__all__ = ["DecisionClassifier", "logit_grid", "margin_confidence", "risk_bounds"]
+__all__ = [
+    "DecisionClassifier",
+    "keep_parameters",
+    "logit_grid",
+    "margin_confidence",
+    "risk_bounds",
+]
+
+
+#: the docstring text both decisions share, by placeholder (filled by ``fill_doc``)
+DECISION_DOCS = {
+    "delta_doc": """\
+delta : float in (0, 1), default=0.05
+    Every statement holds, all together, with probability at least ``1 - delta``.""",
+    "random_state_doc": """\
+random_state : int, RandomState instance or None, default=None
+    Seeds the rows held out when a clone is fitted (unused otherwise).""",
+    "fitted_model_doc": """\
+estimator_ : classifier
+    The fitted model: ``estimator`` itself, or the clone fitted on the other rows.
+classes_ : ndarray of shape (n_classes,)
+    The model's classes.""",
+    "fitted_rows_doc": """\
+calibration_indices_ : ndarray of int or None
+    The rows (of the ``X`` given to ``fit``) that certify the decision (None: every row).
+n_features_in_ : int
+    Number of features seen during fit.
+feature_names_in_ : ndarray of str
+    Names of the features, when ``X`` has them.""",
+}
 
 
 def _is_fitted(estimator):
@@ -70,6 +99,15 @@ def _delegated(method, what, returns):
             ``estimator_.{method}(X)``.
         """
     return available_if(_estimator_has(method))(delegate)
+
+
+def keep_parameters(estimator, parameters):
+    """Set each argument of an ``__init__`` as the attribute of its name, from that
+    ``__init__``'s ``locals()`` (scikit-learn's rule: ``__init__`` stores its arguments as
+    given, nothing more)."""
+    for name, value in parameters.items():
+        if name != "self":
+            setattr(estimator, name, value)
 
 
 def risk_bounds(certificate, names):
@@ -110,27 +148,6 @@ class DecisionClassifier(ClassifierMixin, MetaEstimatorMixin, DocLinkMixin, Base
         ],
         "random_state": ["random_state"],
     }
-
-    def __init__(
-        self,
-        estimator,
-        *,
-        max_risk,
-        delta,
-        thresholds,
-        response_method,
-        risks,
-        validation_fraction,
-        random_state,
-    ):
-        self.estimator = estimator
-        self.max_risk = max_risk
-        self.delta = delta
-        self.thresholds = thresholds
-        self.response_method = response_method
-        self.risks = risks
-        self.validation_fraction = validation_fraction
-        self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, **fit_params):

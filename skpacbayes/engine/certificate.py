@@ -20,6 +20,15 @@ __all__ = [
     "shares_within",
 ]
 
+#: the trained halves of a posterior, as the certify step and the deployed vote read them
+HALVES = """\
+posteriors : list of Posterior
+    One per half.
+natural : list of ndarray
+    The natural parameters of each half.
+mixture : ndarray
+    The mixture weights of the halves."""
+
 # Safe-side allowance for the float64 rounding of a mean of at most ~1e8
 # terms in [0, 1] and of a KL value (relative ~1e-15 each): statistics that
 # enter an upper bound are raised by it, those that enter a lower bound lowered.

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from skpacbayes.engine.certificate import Certificate, effective_voters, raised_kl
+from skpacbayes._docstrings import fill_doc
+from skpacbayes.engine.certificate import HALVES, Certificate, effective_voters, raised_kl
 from skpacbayes.engine.spec import FitResult
 
 __all__ = [
@@ -79,6 +80,7 @@ class CertifyInputs:
 
 
 @dataclass(frozen=True)
+@fill_doc(halves=HALVES)
 class PosteriorStatement:
     """A trained posterior to certify (the count and row paths).
 
@@ -86,12 +88,7 @@ class PosteriorStatement:
     ----------
     spec : FitSpec
         The bound, the family and the confidence parameter.
-    posteriors : list of Posterior
-        One per half.
-    natural : list of ndarray
-        The natural parameters of each half.
-    mixture : ndarray
-        The mixture weights of the halves.
+    {halves}
     scheme : EvaluationScheme
         Which voter may be evaluated on which row.
     m : list of int

@@ -9,9 +9,13 @@ uses; its certified partition terms are the family's
 import numpy as np
 import torch
 
+from skpacbayes._docstrings import fill_doc
+from skpacbayes.engine.certificate import HALVES
+
 __all__ = ["deployed_classifier"]
 
 
+@fill_doc(halves=HALVES)
 def deployed_classifier(family, posteriors, natural, mixture, groups):
     """Weights over all voters of the vote ``predict`` uses, and its kind.
 
@@ -21,12 +25,7 @@ def deployed_classifier(family, posteriors, natural, mixture, groups):
         The posterior family: on split voters it deploys the mixture's mean vote, or the
         mixture's Bayes classifier (its :attr:`~skpacbayes.posteriors.Posterior.split_deployment`,
         whose weights are then the posterior means).
-    posteriors : list of Posterior
-        One per half.
-    natural : list of ndarray
-        The natural parameters of each half.
-    mixture : ndarray
-        The mixture weights of the halves.
+    {halves}
     groups : list of EvaluationGroup
         The halves.
 

@@ -13,6 +13,8 @@ votes -> statistics -> optimiser -> certificate, along one of two paths
 Both end in the one certify step (:mod:`skpacbayes.engine.certify`).
 """
 
+from dataclasses import replace
+
 from joblib import effective_n_jobs
 
 from skpacbayes.engine.counts import fit_on_counts, uses_counts
@@ -25,7 +27,10 @@ from skpacbayes.engine.statistics import EvaluationScheme
 
 __all__ = [
     "check_combination",
+    "check_out_of_bag",
+    "check_task",
     "fit_posterior",
+    "fit_vote",
     "fitted_voters",
     "out_of_core_refusal",
     "uses_counts",
@@ -45,12 +50,8 @@ def fitted_voters(voters, X, y, classes):
     ----------
     voters : voter bank
         Unfitted (or fitted: prefit models, a frozen bank).
-    X : {ndarray, sparse matrix, dask array} of shape (n_rows, n_features)
-        The training rows.
-    y : ndarray or dask array of shape (n_rows,)
-        Their labels.
-    classes : ndarray
-        The sorted labels of ``y``.
+    X, y, classes
+        The training rows, their labels and the sorted labels, as :func:`fit_vote`.
 
     Returns
     -------
@@ -159,3 +160,91 @@ def fit_posterior(spec, voters, X, y_idx, seed):
         if uses_counts(spec, scheme.out_of_bag):
             return fit_on_counts(spec, passes, y_idx, scheme, seed, voters, device)
         return fit_on_rows(spec, passes, y_idx, scheme, seed, device)
+
+
+def check_task(spec, n_classes):
+    """Refuse a target of ``n_classes > 2`` to a bound of binary votes (a ``ValueError``)."""
+    if spec.bound.capabilities.binary_only and n_classes > 2:
+        raise ValueError(
+            f"Only binary classification is supported by {spec.label}. "
+            f"The target has {n_classes} classes."
+        )
+
+
+def check_out_of_bag(spec):
+    """Refuse out-of-bag voters (a ``ValueError``) unless the bound certifies them (the
+    first-order and tandem bounds) and the family's statistics are the error counts (the
+    Categorical posterior)."""
+    if spec.bound.capabilities.certifies_out_of_bag and spec.family.counts_suffice:
+        return
+    valid = ", ".join(
+        f"{cls}(posterior='categorical')"
+        for cls in ("FirstOrderBoundClassifier", "SecondOrderBoundClassifier")
+    )
+    raise ValueError(
+        f"{spec.label}(posterior={spec.posterior!r}) cannot certify "
+        "out-of-bag voters (OutOfBagVoters): each voter may only be evaluated on its own "
+        "out-of-bag rows, which the first-order and tandem bounds of a Categorical "
+        f"posterior use and no other bound or posterior here does. Valid: {valid}."
+    )
+
+
+def fit_vote(spec, voters, X, y, classes, random_state):
+    """Grow the voters, optimise the posterior on them and certify it: a bound estimator's fit.
+
+    Parameters
+    ----------
+    spec : FitSpec
+        The fit's specification, with the ``n_classes`` of ``y`` (the fit's are those of the
+        fitted voters).
+    voters : voter bank, scikit-learn classifier or None
+        An estimator's ``voters`` parameter (cloned, never modified). None: ``StumpBank()``
+        on a binary task, ``SplitForest()`` otherwise.
+    X : {ndarray, sparse matrix, dask array} of shape (n_rows, n_features)
+        The validated training rows.
+    y : ndarray or dask array of shape (n_rows,)
+        Their labels.
+    classes : ndarray
+        The sorted labels of ``y``.
+    random_state : int, RandomState instance or None
+        Draws the seed of the voters, then the seed of the torch generator.
+
+    Returns
+    -------
+    fitted : FitResult
+    voters : voter bank
+        Fitted.
+
+    Raises
+    ------
+    ValueError
+        If the fit cannot run on a dask array, the bound is binary only on more classes
+        (:func:`check_task`), the voters are out of bag and the bound or the family does not
+        certify them (:func:`check_out_of_bag`, before the voters are grown), or the bound
+        does not certify the family on these voters (:func:`check_combination`).
+    """
+    import numpy as np
+    from sklearn.utils import check_random_state
+
+    from skpacbayes.voters import SplitForest, StumpBank
+    from skpacbayes.voters._base import resolve_voters
+
+    if is_dask_input(X, y):
+        from skpacbayes.engine.dask_passes import WHAT_WORKS
+
+        refusal = out_of_core_refusal(spec)
+        if refusal is not None:
+            raise ValueError(f"{refusal} {WHAT_WORKS}")
+    n_classes = classes.shape[0]
+    check_task(spec, n_classes)
+    rng = check_random_state(random_state)
+    voter_seed, torch_seed = (int(s) for s in rng.randint(np.iinfo(np.int32).max, size=2))
+    default = None
+    if voters is None:  # the task's default bank
+        default = StumpBank() if n_classes == 2 else SplitForest()
+    voters = resolve_voters(voters, default, voter_seed, spec.n_jobs)
+    if getattr(voters, "is_out_of_bag", False):  # one row set per voter (theory-out-of-bag)
+        check_out_of_bag(spec)
+    voters, y_idx = fitted_voters(voters, X, y, classes)
+    spec = replace(spec, n_classes=int(np.asarray(voters.classes_).shape[0]))
+    return fit_posterior(spec, voters, X, y_idx, torch_seed), voters

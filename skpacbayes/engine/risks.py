@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skpacbayes._docstrings import fill_doc
+
 __all__ = [
     "RISKS",
     "RiskStatement",
@@ -240,14 +242,20 @@ def confusion_counts(y_true, y_pred, n_classes):
     return cells.reshape(n_classes, n_classes + 1)
 
 
+#: the parameter of the counts read from a confusion matrix
+_OF_CONFUSION = """\
+Parameters
+----------
+confusion : ndarray of int, shape (K, K + 1)
+    From :func:`confusion_counts`."""
+
+
+@fill_doc(of_confusion=_OF_CONFUSION)
 def error_counts(confusion):
     """The errors and the rows of the error rate: the answered rows and those of them whose
     predicted class is not the true one.
 
-    Parameters
-    ----------
-    confusion : ndarray of int, shape (K, K + 1)
-        From :func:`confusion_counts`.
+    {of_confusion}
 
     Returns
     -------
@@ -263,13 +271,11 @@ def error_counts(confusion):
     return int(answered.sum() - np.trace(answered)), int(answered.sum())
 
 
+@fill_doc(of_confusion=_OF_CONFUSION)
 def class_counts(confusion):
     """The errors and the answered rows of each true class (the counts of its miss rate).
 
-    Parameters
-    ----------
-    confusion : ndarray of int, shape (K, K + 1)
-        From :func:`confusion_counts`.
+    {of_confusion}
 
     Returns
     -------

@@ -81,6 +81,46 @@ class FitSpec:
     label: str = "skpacbayes"
     max_train_rows: int | None = None
 
+    @classmethod
+    def from_params(cls, bound, n_classes, label, params):
+        """The specification of an estimator's fit, from its parameters.
+
+        Parameters
+        ----------
+        bound : Bound
+            The bound, configured with the estimator's parameters.
+        n_classes : int
+            Number of classes.
+        label : str
+            The estimator's name.
+        params : dict
+            Its parameters (``get_params(deep=False)``), validated: ``solver="none"`` is
+            the engine's budget of no epoch, which deploys the starting point.
+
+        Returns
+        -------
+        FitSpec
+        """
+        untrained = params["solver"] == "none"
+        rows = params["max_train_rows"]
+        return cls(
+            bound=bound,
+            posterior=params["posterior"],
+            prior=params["prior"],
+            delta=float(params["delta"]),
+            n_classes=int(n_classes),
+            solver="auto" if untrained else params["solver"],
+            max_epochs=0 if untrained else int(params["max_epochs"]),
+            batch_size=int(params["batch_size"]),
+            learning_rate=float(params["learning_rate"]),
+            early_stopping_patience=int(params["early_stopping_patience"]),
+            device=params["device"],
+            verbose=int(params["verbose"]),
+            n_jobs=params["n_jobs"],
+            label=label,
+            max_train_rows=None if rows is None else int(rows),
+        )
+
     @property
     def family(self):
         """The posterior family (its class in :mod:`skpacbayes.posteriors`)."""
@@ -167,21 +207,11 @@ class RefineContext:
             self._built = self._build()
         return self._built
 
-    @property
-    def posteriors(self):
-        return self._inputs()[0]
-
-    @property
-    def m(self):
-        return self._inputs()[1]
-
-    @property
-    def gibbs(self):
-        return self._inputs()[2]
-
-    @property
-    def errors(self):
-        return self._inputs()[3]
+    # the search's inputs, built on first use
+    posteriors = property(lambda self: self._inputs()[0])
+    m = property(lambda self: self._inputs()[1])
+    gibbs = property(lambda self: self._inputs()[2])
+    errors = property(lambda self: self._inputs()[3])
 
 
 def make_posterior(name, n_voters, n_classes, prior=None):

@@ -9,7 +9,7 @@ bound that event); a test-set bound counts the errors of exactly what ``predict`
 
 import numpy as np
 
-__all__ = ["TIE_RULES", "vote_errors", "weighted_vote_scores"]
+__all__ = ["TIE_RULES", "vote_errors", "vote_shares", "weighted_vote_scores"]
 
 #: How a tie of the vote is counted: an error (the PAC-Bayes statements), or broken towards
 #: the first class of largest score, as ``predict`` breaks it (the test-set statements).
@@ -44,6 +44,41 @@ def weighted_vote_scores(votes, weights, n_classes):
             np.equal(block, j, out=rows, casting="unsafe")
             scores[start : start + step, j] = rows @ weights
     return scores
+
+
+def vote_shares(scores, weights, mixture=False):
+    """The vote shares of ``predict_proba``: of the total weight, or a softmax of the vote
+    where weights can be negative (the Gaussian posterior).
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples, n_classes)
+        The weight voting for each class (:func:`weighted_vote_scores`), or the win
+        probabilities of a Gaussian mixture on split voters.
+    weights : ndarray of shape (n_voters,)
+        Vote weights.
+    mixture : bool, default=False
+        Whether ``scores`` are a mixture's win probabilities (shares of their sum).
+
+    Returns
+    -------
+    shares : ndarray of shape (n_samples, n_classes)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skpacbayes.engine.vote import vote_shares
+    >>> vote_shares(np.array([[3.0, 1.0]]), np.array([3.0, 1.0]))
+    array([[0.75, 0.25]])
+    """
+    if mixture:
+        total = scores.sum(axis=1, keepdims=True)
+        return scores / np.where(total > 0, total, 1.0)
+    if np.all(weights >= 0) and weights.sum() > 0:
+        return scores / weights.sum()
+    z = scores / np.sqrt(weights.shape[0])
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
 
 
 def vote_predictions(votes, weights, n_classes):
@@ -85,13 +120,9 @@ def vote_errors(votes, y_idx, weights, n_classes, ties="error"):
 
     Parameters
     ----------
-    votes : ndarray of shape (n_samples, n_voters)
-        Class indices.
-    y_idx : ndarray of shape (n_samples,)
-        True class indices.
-    weights : ndarray of shape (n_voters,)
-        Vote weights.
-    n_classes : int
+    votes, y_idx, weights, n_classes
+        The votes (class indices) and the vote weights as :func:`vote_predictions`, and
+        the true class indices of the rows.
     ties : {"error", "first"}, default="error"
         ``"error"``: the vote errs unless the true class has a STRICT maximum score (ties are
         errors). ``"first"``: the vote errs where its prediction, the first class of largest

@@ -12,6 +12,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from skpacbayes._docstrings import fill_doc
+
 from ._exact import _U, _as_vector, _check_bits, _exact_ints, _nearest, _round_down, _round_up
 from ._solvers import _solve
 
@@ -257,6 +259,14 @@ def cstar_lower(a, bits=24):
     return certified_cstar(a, bits).lower
 
 
+#: the result of a scaled reuse of a certificate
+_ROUNDED_DOWN = """\
+Returns
+-------
+float
+    Rounded down, clipped at 0."""
+
+
 def _scaled_lower(low, t, total, n_nonzero, min_nonzero, rounded, width):
     """Shared rule of the scaled reuse: ``t L`` or its float-rounding-safe version."""
     q = _scale_factor(t)
@@ -272,6 +282,7 @@ def _scaled_lower(low, t, total, n_nonzero, min_nonzero, rounded, width):
     return max(0.0, _round_down(val))
 
 
+@fill_doc(rounded_down=_ROUNDED_DOWN)
 def scaled_cstar_lower(certificate, t, *, rounded=True):
     """Lower bound on ``cstar(t * a)`` from a certificate of ``a`` (:ref:`theory-partition`).
 
@@ -291,10 +302,7 @@ def scaled_cstar_lower(certificate, t, *, rounded=True):
         exact rule ``t * L`` for the exact product vector. When ``t`` is a power of two and
         nothing underflows both coincide (``t * L``).
 
-    Returns
-    -------
-    float
-        Rounded down, clipped at 0.
+    {rounded_down}
 
     Examples
     --------
@@ -425,6 +433,7 @@ def certified_pbar(p, bits=24, **kwargs):
     )
 
 
+@fill_doc(rounded_down=_ROUNDED_DOWN)
 def scaled_pbar_lower(certificate, t, *, rounded=True):
     """Lower bound on ``pbar(t * p)`` from a certificate of ``p`` (:ref:`theory-partition`).
 
@@ -440,10 +449,7 @@ def scaled_pbar_lower(certificate, t, *, rounded=True):
         ``u |t p_i|`` (plus ``2**-1075`` at underflow), so the bound is
         ``t L - 2 u t ||p||_1 - 4 n' 2**-1074``. If False, ``t * L`` (exact product).
 
-    Returns
-    -------
-    float
-        Rounded down, clipped at 0.
+    {rounded_down}
 
     Examples
     --------

@@ -14,6 +14,7 @@ error and the selection rule. A candidate that cannot be fitted drops out with i
 import time
 import warnings
 from dataclasses import dataclass, replace
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,12 @@ from skpacbayes.engine.protocols.default_candidates import (
     default_n_estimators,
     default_weight,
 )
-from skpacbayes.engine.protocols.held_out import certify_count, count_fraction
+from skpacbayes.engine.protocols.held_out import (
+    HeldOutSpec,
+    certify_count,
+    count_fraction,
+    rows_seed,
+)
 from skpacbayes.engine.spec import progress
 from skpacbayes.engine.statistics import EmptySampleError
 from skpacbayes.engine.vote import _strict_argmax_is, weighted_vote_scores
@@ -45,12 +51,17 @@ __all__ = [
     "FittedVote",
     "candidate_deltas",
     "candidate_list",
+    "candidates_seed",
     "certify_candidates",
     "describe",
     "out_of_bag_error",
     "out_of_bag_voters",
+    "plan_candidates",
     "select",
+    "selection_rule",
     "timed_fit",
+    "use_out_of_bag",
+    "use_stumps",
 ]
 
 #: how far above the smallest bound ``"most_accurate"`` may deploy a candidate: one point
@@ -59,6 +70,116 @@ MOST_ACCURATE_MARGIN = 0.01
 #: named selection rules -> their (relative tolerance, absolute margin) on the bound
 #: (:func:`select`)
 SELECTIONS = {"tightest_bound": (0.0, 0.0), "most_accurate": (0.0, MOST_ACCURATE_MARGIN)}
+
+
+def candidates_seed(random_state):
+    """Every candidate's ``random_state``: an int as given (so that fold 0 of every fraction
+    holds out the rows :class:`~skpacbayes.HoldOutBoundClassifier` holds out with it, and
+    grows the first trees of its forest), otherwise one int drawn from it
+    (:func:`~skpacbayes.engine.protocols.held_out.rows_seed`).
+
+    Parameters
+    ----------
+    random_state : int, RandomState instance or None
+
+    Returns
+    -------
+    seed : int
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.protocols.candidates import candidates_seed
+    >>> candidates_seed(7)
+    7
+    """
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        return int(random_state)
+    return rows_seed(random_state)
+
+
+def selection_rule(selection):
+    """A selection rule's relative tolerance and absolute margin on the bound (:func:`select`).
+
+    Parameters
+    ----------
+    selection : str or float
+        A name of :data:`SELECTIONS`, or the relative tolerance itself (no margin).
+
+    Returns
+    -------
+    tolerance, margin : float
+
+    Examples
+    --------
+    >>> from skpacbayes.engine.protocols.candidates import selection_rule
+    >>> selection_rule("most_accurate"), selection_rule(0.5)
+    ((0.0, 0.01), (0.5, 0.0))
+    """
+    if isinstance(selection, str):
+        return SELECTIONS[selection]
+    return float(selection), 0.0
+
+
+def use_stumps(stump_candidate, default):
+    """Whether the stump candidates join (:func:`candidate_list`'s ``stumps``).
+
+    Parameters
+    ----------
+    stump_candidate : "auto" or bool
+        ``"auto"``: ``"binary"`` (two leaves: grown on binary tasks only) with the default
+        candidates, else none.
+    default : bool
+        Whether the candidates are the defaults (no ensemble and no models of the user's).
+
+    Returns
+    -------
+    stumps : bool or "binary"
+    """
+    if stump_candidate == "auto":
+        return "binary" if default else False
+    return bool(stump_candidate)
+
+
+def use_out_of_bag(out_of_bag, selection, per_class, models):
+    """Whether the out-of-bag candidates join, refusing them where they cannot.
+
+    Parameters
+    ----------
+    out_of_bag : "auto" or bool
+        ``"auto"``: only where the rule can pick them (a relative tolerance of at least 1),
+        with no per-class statement and no models of the user's.
+    selection : str or float
+        The selection rule (:func:`selection_rule`).
+    per_class : bool
+        Whether each class's miss rate is certified too (the out-of-bag candidates have no
+        such statement).
+    models : bool
+        Whether the candidates are the user's models (no bagged ensemble of every row).
+
+    Returns
+    -------
+    out_of_bag : bool
+
+    Raises
+    ------
+    ValueError
+        If ``out_of_bag=True`` with ``per_class`` or with the user's models.
+    """
+    if per_class and out_of_bag is True:
+        raise ValueError(
+            "per_class=True certifies each class's miss rate on held-out rows; the "
+            "out-of-bag candidates (out_of_bag=True) have no per-class statement. Set "
+            "out_of_bag=False or 'auto' (no out-of-bag candidate with per_class=True)."
+        )
+    if models and out_of_bag is True:
+        raise ValueError(
+            "The out-of-bag candidates (out_of_bag=True) bag voters on every row; with "
+            "candidates=[...] there is no such ensemble. Set out_of_bag=False or 'auto'."
+        )
+    if out_of_bag == "auto":
+        tolerance, _ = selection_rule(selection)
+        return tolerance >= 1.0 and not per_class and not models
+    return bool(out_of_bag)
 
 
 def out_of_bag_voters(voters, n_rows, seed, n_jobs):
@@ -421,6 +542,96 @@ class CandidatesSpec:
         """Print one progress line (when ``verbose``)."""
         if self.verbose:
             progress(self.label, text)
+
+
+def plan_candidates(
+    n_rows, seed, train_size, *, voters, fractions, models, params, bound, fit_specs
+):
+    """The candidates protocol's specification, fixed by the parameters and the number of rows.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows handed to ``fit``.
+    seed : int
+        Every candidate's ``random_state`` (:func:`candidates_seed`).
+    train_size : int or None
+        The sample protocol's rows (None: every row in memory).
+    voters : scikit-learn classifier or None
+        What every hold-out candidate grows (None: the default forests).
+    fractions : tuple of float
+        The validation fractions.
+    models : list of (classifier, tuple of float) or None
+        The user's candidates (:func:`candidate_list`).
+    params : dict
+        The estimator's ``n_folds``, ``selection``, ``out_of_bag``, ``stump_candidate``,
+        ``delta``, ``per_class``, ``n_jobs`` and ``verbose``, and ``label``, its name.
+    bound : test-set bound
+        What certifies the hold-out and stump candidates.
+    fit_specs : dict
+        Bound name -> the :class:`~skpacbayes.engine.spec.FitSpec` of an out-of-bag candidate
+        certified by it (the out-of-bag bounds, in their order).
+
+    Returns
+    -------
+    spec : CandidatesSpec
+
+    Raises
+    ------
+    ValueError
+        If ``n_folds`` held-out sets of a fraction do not fit in the rows, or the out-of-bag
+        candidates are asked for where they cannot be certified.
+    """
+    p = params
+    listed = fractions if models is None else [f for _, fs in models for f in fs]
+    too_many = [f for f in listed if p["n_folds"] * f > 1 + 1e-9]
+    if too_many:
+        raise ValueError(
+            f"n_folds={p['n_folds']} disjoint held-out sets of validation_fraction "
+            f"{too_many[0]} do not fit in the rows (n_folds * fraction must be at most 1)."
+        )
+    out_of_bag = use_out_of_bag(p["out_of_bag"], p["selection"], p["per_class"], models is not None)
+    if train_size is not None and out_of_bag:
+        if p["out_of_bag"] is True:
+            raise ValueError(
+                "The out-of-bag candidates (out_of_bag=True) are certified on the rows "
+                "their forest is grown on; with train_size (and on a dask array) the "
+                "forests are grown on a sample and certified on the other rows. Set "
+                "out_of_bag=False or 'auto'."
+            )
+        out_of_bag = False
+    bounds = tuple(fit_specs) if out_of_bag else ()
+    n_grown = n_rows if train_size is None else int(train_size)
+    default = voters is None and models is None
+    stumps = use_stumps(p["stump_candidate"], default)
+    candidates = candidate_list(
+        n_grown, voters, fractions, p["n_folds"], stumps, bounds, models=models
+    )
+    tolerance, margin = selection_rule(p["selection"])
+    delta, n_jobs, label = float(p["delta"]), p["n_jobs"], p["label"]
+    return CandidatesSpec(
+        candidates=candidates,
+        delta=delta,
+        seed=seed,
+        held_out=HeldOutSpec(
+            bound=bound,
+            voters=None,
+            delta=delta,
+            seed=rows_seed(seed),
+            risks=("miss_rate",) if p["per_class"] else (),
+            n_jobs=n_jobs,
+            label=label,
+        ),
+        out_of_bag={name: fit_specs[name] for name in bounds},
+        out_of_bag_voters=out_of_bag_voters(voters, n_grown, seed, n_jobs),
+        tolerance=tolerance,
+        margin=margin,
+        train_size=train_size,
+        n_jobs=n_jobs,
+        default_forests=default,
+        label=label,
+        verbose=int(p["verbose"]),
+    )
 
 
 @dataclass(frozen=True)
