@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from skpacbayes.classifiers._base import validate_training_data
-from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_delta
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_delta, keyword_init
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._vote_predictions import VotePredictions
 from skpacbayes.engine.protocols.held_out import (
@@ -148,9 +148,7 @@ class _FoldHoldOut(HeldOutVote):
         "fold": [Integers(0, None, closed="left")],
     }
 
-    def __init__(
-        self,
-        *,
+    __init__ = keyword_init(
         voters=None,
         validation_fraction=0.5,
         fold=1,
@@ -159,15 +157,7 @@ class _FoldHoldOut(HeldOutVote):
         n_jobs=None,
         verbose=0,
         per_class=False,
-    ):
-        self.voters = voters
-        self.validation_fraction = validation_fraction
-        self.fold = fold
-        self.delta = delta
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.per_class = per_class
+    )
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, **fit_params):
