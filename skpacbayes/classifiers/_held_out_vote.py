@@ -17,12 +17,13 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from skpacbayes.classifiers._base import validate_training_data
-from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_delta
+from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_delta, keyword_init
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._vote_predictions import VotePredictions
 from skpacbayes.engine.protocols.held_out import (
     HeldOutSpec,
     certify_fractions,
+    own_model,
     rows_seed,
 )
 from skpacbayes.engine.vote import weighted_vote_scores
@@ -40,6 +41,16 @@ class HeldOutVote(VotePredictions, ClassifierMixin, DocLinkMixin, BaseEstimator)
     :class:`~skpacbayes.engine.protocols.held_out.HeldOutResult` onto itself
     (:meth:`_copy_result`); the predictions are the deployed vote's.
     """
+
+    #: the parameters every held-out estimator takes (a subclass adds its own)
+    _parameter_constraints: ClassVar[dict] = {
+        "voters": [None, HasMethods(["fit", "votes"]), HasMethods(["fit", "predict"])],
+        "delta": DELTA,
+        "random_state": ["random_state"],
+        "n_jobs": N_JOBS,
+        "verbose": ["verbose"],
+        "per_class": ["boolean"],
+    }
 
     def _spec(self, seed):
         """The protocol's specification from this estimator's parameters."""
@@ -59,29 +70,11 @@ class HeldOutVote(VotePredictions, ClassifierMixin, DocLinkMixin, BaseEstimator)
         return ("miss_rate",) if self.per_class else ()
 
     def _copy_result(self, result):
-        """The deployed vote, its rows and its certificate (``risk_bounds_`` with risks,
-        ``class_bounds_`` with ``per_class``, ``group_bounds_`` with groups)."""
-        self.voters_ = result.voters
-        self._codes = result.codes
-        self.weights_ = result.weights
-        self.validation_indices_ = result.validation_indices
-        self.validation_fraction_ = result.validation_fraction
-        self.half_ = result.half
-        self.certificate_ = result.certificate
-        self.bound_ = float(result.certificate.value)
-        details = result.certificate.details
+        """The deployed vote, its rows and its certificate
+        (:meth:`~skpacbayes.engine.protocols.held_out.HeldOutResult.attributes`)."""
         for name in ("risk_bounds_", "class_bounds_"):  # from an earlier fit
-            if hasattr(self, name):
-                delattr(self, name)
-        if "risk_bounds" in details:
-            self.risk_bounds_ = {
-                k: v if k == "error" else np.array(v) for k, v in details["risk_bounds"].items()
-            }
-        if self.per_class:
-            self.class_bounds_ = np.array(details["class_bounds"])
-        if "group_bounds" in details:  # groups given to fit
-            self.group_bounds_ = {k: np.array(v) for k, v in details["group_bounds"].items()}
-        self.n_iter_ = 0
+            self.__dict__.pop(name, None)
+        vars(self).update(result.attributes(self.per_class))
 
     def recompute_bound(self, delta):
         """Certificate of the deployed vote at another confidence level.
@@ -129,11 +122,7 @@ class HeldOutVote(VotePredictions, ClassifierMixin, DocLinkMixin, BaseEstimator)
         return scores / self.weights_.sum()
 
     def _own_model(self):
-        """The deployed vote's one model (a prefit model, a grown boosted model) and the
-        estimator's index of each of its classes."""
-        single = getattr(self.voters_, "single_model", None)
-        model, columns = (None, None) if single is None else single()
-        return (None, None) if model is None else (model, self._codes[columns])
+        return own_model(self.voters_, self._codes)
 
 
 class _FoldHoldOut(HeldOutVote):
@@ -154,19 +143,12 @@ class _FoldHoldOut(HeldOutVote):
     _doc_link_parent = "HoldOutBoundClassifier"
 
     _parameter_constraints: ClassVar[dict] = {
-        "voters": [None, HasMethods(["fit", "votes"]), HasMethods(["fit", "predict"])],
+        **HeldOutVote._parameter_constraints,
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "fold": [Integers(0, None, closed="left")],
-        "delta": DELTA,
-        "random_state": ["random_state"],
-        "n_jobs": N_JOBS,
-        "verbose": ["verbose"],
-        "per_class": ["boolean"],
     }
 
-    def __init__(
-        self,
-        *,
+    __init__ = keyword_init(
         voters=None,
         validation_fraction=0.5,
         fold=1,
@@ -175,15 +157,7 @@ class _FoldHoldOut(HeldOutVote):
         n_jobs=None,
         verbose=0,
         per_class=False,
-    ):
-        self.voters = voters
-        self.validation_fraction = validation_fraction
-        self.fold = fold
-        self.delta = delta
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.per_class = per_class
+    )
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, **fit_params):
@@ -216,24 +190,11 @@ class _FoldHoldOut(HeldOutVote):
 def fitted_fold(params, result, classes, n_features, feature_names=None):
     """A fitted hold-out candidate (:class:`_FoldHoldOut`) from the result of its protocol.
 
-    Parameters
-    ----------
-    params : dict
-        Its parameters (``voters``, ``validation_fraction``, ``fold``, ``delta``,
-        ``random_state``, ``n_jobs``, ``per_class``).
-    result : HeldOutResult
-        What the protocol handed back for it.
-    classes : ndarray
-        The classes of the fit.
-    n_features : int
-        Features seen during the fit.
-    feature_names : ndarray or None, default=None
-        Their names, when the fit saw a DataFrame.
-
-    Returns
-    -------
-    estimator : _FoldHoldOut
-        Fitted: its predictions and certificate are the candidate's.
+    The candidate of parameters ``params`` (``voters``, ``validation_fraction``, ``fold``,
+    ``delta``, ``random_state``, ``n_jobs``, ``per_class``), fitted: the ``result`` (a
+    ``HeldOutResult``) its protocol handed back is copied onto it, with the ``classes`` of
+    the fit, the ``n_features`` it saw and their ``feature_names`` (when the fit saw a
+    DataFrame), so that its predictions and certificate are the candidate's.
     """
     estimator = _FoldHoldOut(**params)
     estimator.classes_ = classes

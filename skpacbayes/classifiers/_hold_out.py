@@ -1,17 +1,9 @@
 """The hold-out line: a plain vote certified on rows its voters never saw (test-set bound).
 
-Two protocols. With ``validation_fraction=None``, split voters
-(:class:`~skpacbayes.voters.SplitForest`) supply their own halves: the
-unweighted vote of the trees grown on one half is certified on the other half
-(one statement per half, union bound). With a fraction ``f`` (or a sequence of
-them), ``ceil(f m)`` rows are drawn from the seed and the sample size alone,
-the ensemble is grown on the remaining rows, and its plain vote is certified on
-the held-out rows. Either way the vote is a classifier fixed before the held-out
-rows are read, its error count there is binomial, and the exact binomial tail
-inversion (the test-set bound: the largest ``R`` with ``P(Bin(n, R) <= k) >=
-delta / K``) certifies its true risk ``R``. It is never looser than Chernoff's
-``kl(k/n || R) <= ln(K / delta) / n``, the PAC-Bayes bound of a point mass
-equal to the prior (KL = 0), and is the line any learned posterior has to beat.
+The face of the held-out protocols (:mod:`skpacbayes.engine.protocols.held_out`, chosen by
+:mod:`~skpacbayes.engine.protocols.held_out_fit`) and of the stream
+(:mod:`~skpacbayes.engine.protocols.stream`): it validates its parameters and rows and
+copies the result onto itself.
 """
 
 from numbers import Real
@@ -19,12 +11,12 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_consistent_length, column_or_1d, validate_data
 
 from skpacbayes.classifiers._available_if import available_if
 from skpacbayes.classifiers._base import _VotersParamsMixin, validate_training_data
-from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_fractions
+from skpacbayes.classifiers._constraints import Integers, check_fractions
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._held_out_vote import HeldOutVote
 from skpacbayes.classifiers._out_of_core import dask_training_data
@@ -221,19 +213,14 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
     _optimisation_params: ClassVar[frozenset] = frozenset({"n_jobs", "verbose"})
 
     _parameter_constraints: ClassVar[dict] = {
-        "voters": [None, HasMethods(["fit", "votes"]), HasMethods(["fit", "predict"])],
+        **HeldOutVote._parameter_constraints,
         "validation_fraction": [
             None,
             StrOptions({"auto"}),
             Interval(Real, 0, 1, closed="neither"),
             "array-like",
         ],
-        "delta": DELTA,
-        "random_state": ["random_state"],
-        "n_jobs": N_JOBS,
         "train_size": [None, Integers(1, None, closed="left")],
-        "verbose": ["verbose"],
-        "per_class": ["boolean"],
         "risks": [None, StrOptions({"all"}), list, tuple],
     }
 
@@ -419,12 +406,7 @@ class HoldOutBoundClassifier(_VotersParamsMixin, HeldOutVote):
 
         reject_fit_params(self, fit_params)
         state = getattr(self, "_stream", None)
-        settings = {
-            "voters": self.voters,
-            "delta": self.delta,
-            "per_class": self.per_class,
-            "risks": self.risks,
-        }
+        settings = {name: getattr(self, name) for name in stream.StreamState.SETTINGS}
         if state is None:
             self._validate_params()
             stream.check_first_batch(

@@ -23,25 +23,12 @@ __all__ = [
 def dask_training_data(estimator, X, y, min_classes=2, reset=True):
     """Check a dask ``X`` and its labels; the dask counterpart of ``validate_training_data``.
 
-    :func:`~skpacbayes.engine.dask_input.dask_training_rows` with the estimator's name, a
-    DataFrame kept as given where its voters read their rows so (``PrefitVoters``).
-
-    Parameters
-    ----------
-    estimator : estimator
-        Receives ``n_features_in_`` (and ``feature_names_in_`` from a DataFrame's columns).
-    X, y, min_classes
-        As :func:`~skpacbayes.engine.dask_input.dask_training_rows` takes them.
-    reset : bool, default=True
-        Whether a DataFrame's columns set ``feature_names_in_`` (False: they are checked
-        against it, as for a later batch of a stream).
-
-    Returns
-    -------
-    X : dask.array.Array or FrameRows
-    y : dask.array.Array
-    classes : ndarray
-        As :func:`~skpacbayes.engine.dask_input.dask_training_rows` returns them.
+    :func:`~skpacbayes.engine.dask_input.dask_training_rows` with the estimator's name (``X``,
+    ``y`` and ``min_classes`` as it takes them, ``X``, ``y`` and ``classes`` as it returns
+    them), a DataFrame kept as given where the voters read their rows so (``PrefitVoters``).
+    The estimator receives ``n_features_in_`` and, from a DataFrame's columns,
+    ``feature_names_in_`` (``reset=False``: they are checked against it, as for a later
+    batch of a stream).
     """
     from sklearn.utils.validation import _check_feature_names
 

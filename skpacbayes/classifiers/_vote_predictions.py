@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from skpacbayes.classifiers._docstrings import fill_doc
 from skpacbayes.classifiers._out_of_core import dask_rows
 from skpacbayes.engine.dask_passes import is_dask_input, predict_accuracy
+from skpacbayes.engine.protocols.held_out import own_model_output
 
 __all__ = ["VotePredictions"]
 
@@ -27,6 +28,9 @@ class VotePredictions:
     """
 
     def _own_model(self):
+        """The deployed vote's one model (a prefit model, a grown boosted model) and the
+        estimator's index of each of its classes; (None, None) where the vote is not one
+        model's."""
         return None, None
 
     def _rows(self, X):
@@ -51,16 +55,8 @@ class VotePredictions:
         or None where the vote is not one model's or the model has no ``method``."""
         check_is_fitted(self)
         model, columns = self._own_model()
-        if model is None or not hasattr(model, method):
-            return None
-        if method == "predict_proba":
-            proba = np.asarray(model.predict_proba(self._rows(X)))
-            out = np.zeros((proba.shape[0], self.classes_.size), dtype=proba.dtype)
-            out[:, columns] = proba
-            return out
-        if not np.array_equal(columns, np.arange(self.classes_.size)):
-            return None  # the model's scores are not over classes_: the vote's are given
-        return model.decision_function(self._rows(X))
+        n_classes = self.classes_.size
+        return own_model_output(model, columns, n_classes, method, lambda: self._rows(X))
 
     @dask_rows("scores")
     @fill_doc()

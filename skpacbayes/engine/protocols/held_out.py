@@ -15,9 +15,12 @@ whose certificate comes out of the certify step complete:
   on a dask array).
 
 Conditionally on its training rows, the deployed vote is a fixed classifier and its errors on
-the held-out rows are independent Bernoulli draws: the exact binomial tail inversion
-certifies its risk, overall and, with ``risks``, the rates of the risk vocabulary
-(:mod:`skpacbayes.engine.risks`) counted on the same rows' confusion matrix.
+the held-out rows are independent Bernoulli draws: the exact binomial tail inversion (the
+test-set bound: the largest ``R`` with ``P(Bin(n, R) <= k) >= delta / K`` over ``K``
+statements) certifies its risk, overall and, with ``risks``, the rates of the risk vocabulary
+(:mod:`skpacbayes.engine.risks`) counted on the same rows' confusion matrix. It is never
+looser than Chernoff's ``kl(k/n || R) <= ln(K / delta) / n``, the PAC-Bayes bound of a point
+mass equal to the prior (KL = 0), and is the line any learned posterior has to beat.
 """
 
 import time
@@ -49,6 +52,8 @@ __all__ = [
     "count_fraction",
     "grown_voters",
     "held_out_classes",
+    "own_model",
+    "own_model_output",
     "plain_vote_counts",
     "rows_seed",
     "training_rows",
@@ -150,6 +155,32 @@ class HeldOutResult:
     validation_fraction: Any
     half: Any
     certificate: Any
+
+    def attributes(self, per_class):
+        """The fitted attributes of the estimator, by name: the deployed vote, its rows and
+        its certificate (``risk_bounds_`` with risks, ``class_bounds_`` with ``per_class``,
+        ``group_bounds_`` with groups)."""
+        details = self.certificate.details
+        attributes = {
+            "voters_": self.voters,
+            "_codes": self.codes,
+            "weights_": self.weights,
+            "validation_indices_": self.validation_indices,
+            "validation_fraction_": self.validation_fraction,
+            "half_": self.half,
+            "certificate_": self.certificate,
+            "bound_": float(self.certificate.value),
+        }
+        if "risk_bounds" in details:
+            bounds = details["risk_bounds"].items()
+            attributes["risk_bounds_"] = {k: v if k == "error" else np.array(v) for k, v in bounds}
+        if per_class:
+            attributes["class_bounds_"] = np.array(details["class_bounds"])
+        if "group_bounds" in details:  # groups given to fit
+            bounds = details["group_bounds"].items()
+            attributes["group_bounds_"] = {k: np.array(v) for k, v in bounds}
+        attributes["n_iter_"] = 0
+        return attributes
 
 
 @dataclass
@@ -327,6 +358,62 @@ class RecodedVoters:
     def votes(self, X):
         """Votes of the bank on ``X``, mapped by ``codes``."""
         return self.codes[self.voters.votes(X)]
+
+
+def own_model(voters, codes):
+    """The deployed vote's one model (a prefit model, a grown boosted model), if one.
+
+    Parameters
+    ----------
+    voters : fitted voter bank
+        The deployed voters.
+    codes : ndarray of int
+        The bank's classes among the estimator's.
+
+    Returns
+    -------
+    model : estimator or None
+        The model, or None where the vote is not one model's.
+    columns : ndarray of int or None
+        The estimator's index of each of the model's classes.
+    """
+    single = getattr(voters, "single_model", None)
+    model, columns = (None, None) if single is None else single()
+    return (None, None) if model is None else (model, codes[columns])
+
+
+def own_model_output(model, columns, n_classes, method, rows):
+    """The deployed model's own ``method`` on the rows, its columns mapped to the classes.
+
+    Parameters
+    ----------
+    model : estimator or None
+        The deployed vote's one model (:func:`own_model`), or None.
+    columns : ndarray of int or None
+        The estimator's index of each of the model's classes.
+    n_classes : int
+        The estimator's number of classes.
+    method : {"predict_proba", "decision_function"}
+    rows : callable
+        Returns the validated rows (called only when the model's ``method`` is read).
+
+    Returns
+    -------
+    out : ndarray or None
+        ``predict_proba`` (0 in the columns of the classes the model does not know) or
+        ``decision_function``; None where there is no model, the model has no ``method``,
+        or its scores are not over the estimator's classes (the vote's are given).
+    """
+    if model is None or not hasattr(model, method):
+        return None
+    if method == "predict_proba":
+        proba = np.asarray(model.predict_proba(rows()))
+        out = np.zeros((proba.shape[0], n_classes), dtype=proba.dtype)
+        out[:, columns] = proba
+        return out
+    if not np.array_equal(columns, np.arange(n_classes)):
+        return None  # the model's scores are not over classes_: the vote's are given
+    return model.decision_function(rows())
 
 
 def held_out_classes(voters, classes):

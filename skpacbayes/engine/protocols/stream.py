@@ -7,7 +7,7 @@ number of rows at once, so the smallest value reported along the stream holds to
 """
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.utils.validation import _num_samples
@@ -45,6 +45,9 @@ class StreamState:
         :meth:`~skpacbayes.voters.PrefitVoters.fingerprint` of the models at the first
         batch (taken again when the stream is restored from a pickle).
     """
+
+    #: the parameters every bound of a stream shares, fixed at its first batch
+    SETTINGS: ClassVar[tuple] = ("voters", "delta", "per_class", "risks")
 
     confusion: np.ndarray
     settings: dict
