@@ -8,9 +8,6 @@ from ._docstrings import fill_doc, fit_example
 __all__ = ["FirstOrderBoundClassifier"]
 
 
-# ---------------------------------------------------------------------- #
-# The named estimators
-# ---------------------------------------------------------------------- #
 @fill_doc(
     example=fit_example(
         "FirstOrderBoundClassifier", check="0 <= clf.score(X, y) <= 1 and 0 < clf.bound_ <= 1"
