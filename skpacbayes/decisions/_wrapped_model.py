@@ -40,7 +40,6 @@ from skpacbayes.voters._base import DocLinkMixin
 
 __all__ = [
     "DecisionClassifier",
-    "keep_parameters",
     "logit_grid",
     "margin_confidence",
     "risk_bounds",
@@ -99,15 +98,6 @@ def _delegated(method, what, returns):
             ``estimator_.{method}(X)``.
         """
     return available_if(_estimator_has(method))(delegate)
-
-
-def keep_parameters(estimator, parameters):
-    """Set each argument of an ``__init__`` as the attribute of its name, from that
-    ``__init__``'s ``locals()`` (scikit-learn's rule: ``__init__`` stores its arguments as
-    given, nothing more)."""
-    for name, value in parameters.items():
-        if name != "self":
-            setattr(estimator, name, value)
 
 
 def risk_bounds(certificate, names):

@@ -27,7 +27,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._base import N_JOBS, check_float32_range
+from ._base import N_JOBS, check_float32_range, keep_parameters
 from ._members import MemberVoters, _as_tree_input, _Member
 
 __all__ = ["PrefitVoters", "SampleReuseWarning"]
@@ -511,8 +511,7 @@ class PrefitVoters(MemberVoters):
     _X_dtype = None
 
     def __init__(self, estimators, *, n_jobs=None):
-        self.estimators = estimators
-        self.n_jobs = n_jobs
+        keep_parameters(self, locals())
 
     def __sklearn_clone__(self):
         # The wrapped classifiers are fixed, fitted functions: cloning must keep them.
