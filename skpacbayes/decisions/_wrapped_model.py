@@ -38,12 +38,7 @@ from skpacbayes.engine.protocols.decisions import probability_grid
 from skpacbayes.engine.risks import check_risks
 from skpacbayes.voters._base import DocLinkMixin
 
-__all__ = [
-    "DecisionClassifier",
-    "logit_grid",
-    "margin_confidence",
-    "risk_bounds",
-]
+__all__ = ["DecisionClassifier", "logit_grid", "margin_confidence", "risk_bounds"]
 
 
 #: the docstring text both decisions share, by placeholder (filled by ``fill_doc``)
