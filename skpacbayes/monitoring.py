@@ -25,6 +25,7 @@ from sklearn.utils.validation import (
 
 from skpacbayes.bounds import binomial_anytime_lower, binomial_anytime_upper
 from skpacbayes.bounds._sequence import anytime_lower_log_evidence
+from skpacbayes.voters._base import keep_parameters
 
 __all__ = ["RiskMonitor"]
 
@@ -146,11 +147,7 @@ class RiskMonitor(BaseEstimator):
     }
 
     def __init__(self, estimator, *, reference=None, tolerance=0.0, delta=0.05, risk=None):
-        self.estimator = estimator
-        self.reference = reference
-        self.tolerance = tolerance
-        self.delta = delta
-        self.risk = risk
+        keep_parameters(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -11,10 +11,10 @@ from skpacbayes._docstrings import fill_doc
 from skpacbayes.decisions._wrapped_model import (
     DECISION_DOCS,
     DecisionClassifier,
-    keep_parameters,
     margin_confidence,
 )
 from skpacbayes.engine.protocols.decisions import choose_abstention
+from skpacbayes.voters._base import keep_parameters
 
 __all__ = ["CertifiedSelectiveClassifier"]
 

@@ -8,8 +8,9 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from skpacbayes._docstrings import fill_doc
-from skpacbayes.decisions._wrapped_model import DECISION_DOCS, DecisionClassifier, keep_parameters
+from skpacbayes.decisions._wrapped_model import DECISION_DOCS, DecisionClassifier
 from skpacbayes.engine.protocols.decisions import choose_threshold
+from skpacbayes.voters._base import keep_parameters
 
 __all__ = ["CertifiedThresholdClassifier"]
 

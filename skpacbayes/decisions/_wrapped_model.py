@@ -38,13 +38,7 @@ from skpacbayes.engine.protocols.decisions import probability_grid
 from skpacbayes.engine.risks import check_risks
 from skpacbayes.voters._base import DocLinkMixin
 
-__all__ = [
-    "DecisionClassifier",
-    "keep_parameters",
-    "logit_grid",
-    "margin_confidence",
-    "risk_bounds",
-]
+__all__ = ["DecisionClassifier", "logit_grid", "margin_confidence", "risk_bounds"]
 
 
 #: the docstring text both decisions share, by placeholder (filled by ``fill_doc``)
@@ -99,15 +93,6 @@ def _delegated(method, what, returns):
             ``estimator_.{method}(X)``.
         """
     return available_if(_estimator_has(method))(delegate)
-
-
-def keep_parameters(estimator, parameters):
-    """Set each argument of an ``__init__`` as the attribute of its name, from that
-    ``__init__``'s ``locals()`` (scikit-learn's rule: ``__init__`` stores its arguments as
-    given, nothing more)."""
-    for name, value in parameters.items():
-        if name != "self":
-            setattr(estimator, name, value)
 
 
 def risk_bounds(certificate, names):

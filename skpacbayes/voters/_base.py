@@ -24,7 +24,7 @@ from skpacbayes._docstrings import fill_doc
 
 from ._integers import Integers
 
-__all__ = ["DOCS_URL_ENV", "N_JOBS", "BaseVoters", "DocLinkMixin"]
+__all__ = ["DOCS_URL_ENV", "N_JOBS", "BaseVoters", "DocLinkMixin", "keep_parameters"]
 
 #: the fitted attributes every voter bank documents first (``{fitted}`` in its docstring)
 FITTED_ATTRIBUTES = """classes_ : ndarray of shape (n_classes,)
@@ -42,6 +42,13 @@ FOUR_ROWS = """\
 >>> from skpacbayes.voters import StumpBank
 >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])"""
 
+#: the example of the kinds of banks (:attr:`BaseVoters.is_split`, ``is_out_of_bag``)
+_BANK_KINDS = """\
+>>> from skpacbayes.voters import OutOfBagVoters, SplitForest, StumpBank
+>>> banks = StumpBank(), SplitForest(), OutOfBagVoters()
+>>> [bank.is_split for bank in banks], [bank.is_out_of_bag for bank in banks]
+([False, True, True], [False, False, True])"""
+
 #: ``n_jobs`` as scikit-learn reads it: None, a positive count, or -1, -2, ... (every core,
 #: every core but one, ...); 0 means nothing and is refused (``InvalidParameterError``)
 N_JOBS = [
@@ -58,6 +65,15 @@ _CHUNK_BYTES = 64 * 2**20
 DOCS_URL_ENV = "SKPACBAYES_DOCS_URL"
 #: the modules whose API pages exist (``docs/api.rst``), where a public class is looked up
 _DOCUMENTED_MODULES = ("skpacbayes", "skpacbayes.voters", "skpacbayes.model_selection")
+
+
+def keep_parameters(estimator, parameters):
+    """Set each argument of an ``__init__`` as the attribute of its name, from that
+    ``__init__``'s ``locals()`` (scikit-learn's rule: ``__init__`` stores its arguments as
+    given, nothing more)."""
+    for name, value in parameters.items():
+        if name != "self":
+            setattr(estimator, name, value)
 
 
 def docs_base_url():
@@ -320,18 +336,18 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
     _keeps_input = False
 
     @property
+    @fill_doc(bank_kinds=_BANK_KINDS)
     def is_split(self):
         """Whether the voters depend on the training sample (two halves, or out of bag).
 
         Examples
         --------
-        >>> from skpacbayes.voters import SplitForest, StumpBank
-        >>> StumpBank().is_split, SplitForest().is_split
-        (False, True)
+        {bank_kinds}
         """
         return self._is_split
 
     @property
+    @fill_doc(bank_kinds=_BANK_KINDS)
     def is_out_of_bag(self):
         """Whether each voter is evaluated on its own out-of-bag rows (one row set per voter).
 
@@ -340,9 +356,7 @@ class BaseVoters(DocLinkMixin, BaseEstimator):
 
         Examples
         --------
-        >>> from skpacbayes.voters import OutOfBagVoters, SplitForest
-        >>> SplitForest().is_out_of_bag, OutOfBagVoters().is_out_of_bag
-        (False, True)
+        {bank_kinds}
         """
         return self._is_out_of_bag
 

@@ -11,7 +11,7 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from skpacbayes._docstrings import fill_doc
 
-from ._base import FITTED_ATTRIBUTES, N_JOBS, check_float32_range
+from ._base import FITTED_ATTRIBUTES, N_JOBS, check_float32_range, keep_parameters
 from ._integers import Integers
 from ._members import MemberVoters, _Member
 
@@ -175,12 +175,7 @@ class SplitForest(MemberVoters):
         n_jobs=None,
         random_state=None,
     ):
-        self.estimator = estimator
-        self.n_estimators = n_estimators
-        self.split = split
-        self.stratify = stratify
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        keep_parameters(self, locals())
 
     def _fit(self, X, y_encoded):
         m = X.shape[0]

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skpacbayes._docstrings import fill_doc
 
-from ._base import FITTED_ATTRIBUTES, N_JOBS, check_float32_range
+from ._base import FITTED_ATTRIBUTES, N_JOBS, check_float32_range, keep_parameters
 from ._integers import Integers
 from ._members import MemberVoters, _Member
 
@@ -270,12 +270,7 @@ class OutOfBagVoters(MemberVoters):
         random_state=None,
         n_jobs=None,
     ):
-        self.estimator = estimator
-        self.n_estimators = n_estimators
-        self.max_samples = max_samples
-        self.bootstrap = bootstrap
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        keep_parameters(self, locals())
 
     # ------------------------------------------------------------ resolve
     def _resolve(self, n_features):

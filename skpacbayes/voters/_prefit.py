@@ -27,10 +27,18 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._base import N_JOBS, check_float32_range
+from skpacbayes._docstrings import fill_doc
+
+from ._base import N_JOBS, check_float32_range, keep_parameters
 from ._members import MemberVoters, _as_tree_input, _Member
 
 __all__ = ["PrefitVoters", "SampleReuseWarning"]
+
+#: the setup of the examples: the iris rows (the models are fitted on them in each)
+_IRIS_SETUP = """\
+>>> from sklearn.datasets import load_iris
+>>> from skpacbayes.voters import PrefitVoters
+>>> X, y = load_iris(return_X_y=True)"""
 
 # The same-rows check needs this many leaves beyond one per tree (a coincidence of every
 # leaf count becomes implausible).
@@ -360,6 +368,7 @@ def _check_tree_input(members, X, bank):
         check_float32_range(X, bank)
 
 
+@fill_doc(iris_setup=_IRIS_SETUP)
 class PrefitVoters(MemberVoters):
     """Classifiers fitted beforehand on other data, used as fixed voters.
 
@@ -484,11 +493,9 @@ class PrefitVoters(MemberVoters):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
+    {iris_setup}
     >>> from sklearn.linear_model import LogisticRegression
     >>> from sklearn.tree import DecisionTreeClassifier
-    >>> from skpacbayes.voters import PrefitVoters
-    >>> X, y = load_iris(return_X_y=True)
     >>> X_prior, y_prior, X_bound, y_bound = X[::2], y[::2], X[1::2], y[1::2]
     >>> trees = [DecisionTreeClassifier(max_depth=d, random_state=0).fit(X_prior, y_prior)
     ...          for d in (1, 2, 3)]
@@ -511,8 +518,7 @@ class PrefitVoters(MemberVoters):
     _X_dtype = None
 
     def __init__(self, estimators, *, n_jobs=None):
-        self.estimators = estimators
-        self.n_jobs = n_jobs
+        keep_parameters(self, locals())
 
     def __sklearn_clone__(self):
         # The wrapped classifiers are fixed, fitted functions: cloning must keep them.
@@ -563,6 +569,7 @@ class PrefitVoters(MemberVoters):
         models = self.estimators
         return model_fingerprint(models if isinstance(models, (list, tuple)) else [models])
 
+    @fill_doc(iris_setup=_IRIS_SETUP)
     def known_classes(self):
         """The sorted labels the prefit classifiers know, without fitting the bank.
 
@@ -573,10 +580,8 @@ class PrefitVoters(MemberVoters):
 
         Examples
         --------
-        >>> from sklearn.datasets import load_iris
+        {iris_setup}
         >>> from sklearn.linear_model import LogisticRegression
-        >>> from skpacbayes.voters import PrefitVoters
-        >>> X, y = load_iris(return_X_y=True)
         >>> PrefitVoters(LogisticRegression(max_iter=500).fit(X, y)).known_classes()
         array([0, 1, 2])
         """
@@ -667,6 +672,7 @@ class PrefitVoters(MemberVoters):
                     stacklevel=5,
                 )
 
+    @fill_doc(iris_setup=_IRIS_SETUP)
     def deployed_voters(self):
         """The voters whose plain vote is the deployed classifier: the model itself, if one.
 
@@ -684,10 +690,8 @@ class PrefitVoters(MemberVoters):
 
         Examples
         --------
-        >>> from sklearn.datasets import load_iris
+        {iris_setup}
         >>> from sklearn.ensemble import RandomForestClassifier
-        >>> from skpacbayes.voters import PrefitVoters
-        >>> X, y = load_iris(return_X_y=True)
         >>> rf = RandomForestClassifier(n_estimators=5, random_state=0).fit(X[::2], y[::2])
         >>> bank = PrefitVoters(rf).fit(X[1::2], y[1::2])
         >>> bank.n_voters_, bank.deployed_voters().n_voters_

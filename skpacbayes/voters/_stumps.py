@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from skpacbayes._docstrings import fill_doc
 
-from ._base import FOUR_ROWS, BaseVoters
+from ._base import FOUR_ROWS, BaseVoters, keep_parameters
 from ._integers import Integers
 
 __all__ = ["StumpBank"]
@@ -203,11 +203,7 @@ class StumpBank(BaseVoters):
         spacing=None,
         random_state=None,
     ):
-        self.n_thresholds = n_thresholds
-        self.feature_range = feature_range
-        self.build_size = build_size
-        self.spacing = spacing
-        self.random_state = random_state
+        keep_parameters(self, locals())
 
     def _given_ranges(self, n_features):
         try:
