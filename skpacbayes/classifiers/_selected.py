@@ -40,8 +40,8 @@ def _selected_doc(method, summary, example):
     vote's ``method`` (:class:`~skpacbayes.classifiers._vote_predictions.VotePredictions`) up
     to its Examples, then ``example`` on the fitted selection ``sel``."""
     text = inspect.cleandoc(getattr(VotePredictions, method).__doc__)
-    body = text[text.index("\n") : text.index("Examples\n--------")]
-    return f"{summary}{body}Examples\n--------\n{FRAGMENTS['fitted_selection']}\n{example}\n"
+    body = text.partition("\n")[2].split("Examples\n--------")[0].rstrip()
+    return f"{summary}\n{body}\n\nExamples\n--------\n{FRAGMENTS['fitted_selection']}\n{example}\n"
 
 
 class SelectedCandidateMixin:

@@ -67,8 +67,9 @@ __all__ = [
     "use_stumps",
 ]
 
-#: the text of CertifiedVoteClassifier's parameters and attributes that this protocol
-#: decides, written once: filled into the functions that decide them and into the class
+#: the text of CertifiedVoteClassifier's parameters, attributes and Notes on what this
+#: protocol takes and decides, written once: filled into the functions that take or decide
+#: them and into the class
 DOCS = {
     "selection": """\
 Which certified candidate is deployed: the one with the smallest estimated
@@ -255,6 +256,18 @@ def candidates_seed(random_state):
 
     {random_state}
 
+    Parameters
+    ----------
+    random_state : int, RandomState instance or None
+        The estimator's ``random_state``.
+
+    Returns
+    -------
+    seed : int
+        The ``random_state`` of every candidate and of the out-of-bag bank.
+
+    Examples
+    --------
     >>> from skpacbayes.engine.protocols.candidates import candidates_seed
     >>> candidates_seed(7)
     7
