@@ -32,6 +32,7 @@ from skpacbayes.voters._base import DocLinkMixin
 __all__ = ["BoundSelectionClassifier", "SelectionWarning", "bound_scorer"]
 
 
+@fill_doc()
 class BoundSelectionClassifier(
     SelectedCandidateMixin, ClassifierMixin, DocLinkMixin, BaseEstimator
 ):
@@ -84,10 +85,7 @@ class BoundSelectionClassifier(
         ``delta / K``).
     n_iter_ : int
         Training epochs of the selected candidate.
-    classes_ : ndarray
-        Class labels.
-    n_features_in_ : int
-        Number of features seen during fit.
+    {classes_features}
 
     Examples
     --------
@@ -130,9 +128,7 @@ class BoundSelectionClassifier(
             Training data (finite; sparse input is converted to CSR).
         y : array-like of shape (n_samples,)
             Class labels.
-        **fit_params : dict
-            Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
-            naming the estimator, since the certificate assumes unweighted i.i.d. rows.
+        {fit_params}
 
         Returns
         -------
@@ -188,6 +184,7 @@ class BoundSelectionClassifier(
         return [equal_share(delta, len(self.estimators_))] * len(self.estimators_)
 
 
+@fill_doc()
 def bound_scorer(estimator, X=None, y=None):
     """Scorer reading the fitted estimator's certificate: ``-bound_`` (greater is better).
 
@@ -230,11 +227,8 @@ def bound_scorer(estimator, X=None, y=None):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_breast_cancer
-    >>> from skpacbayes import FirstOrderBoundClassifier
+    {fitted_occam}
     >>> from skpacbayes.model_selection import bound_scorer
-    >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = FirstOrderBoundClassifier(max_epochs=3, random_state=0).fit(X, y)
     >>> bound_scorer(clf) == -clf.bound_
     True
     """

@@ -1,19 +1,7 @@
-"""The estimator to reach for first: a certified vote of trees (by bagging or by boosting),
-strong and tight.
-
-Candidates, each fitted once and certified at its share of ``delta``: for each validation
-fraction ``f`` (by default 0.2 and 0.5) and each of ``n_folds`` disjoint held-out sets of
-``f`` of the rows, the plain vote of a forest grown on the other rows, certified on the
-held-out ones by the exact test-set bound (fold 0 of every fraction holds out the rows
-``HoldOutBoundClassifier`` holds out with the same ``random_state``, and its default forest
-is the first trees of HoldOut's); with the defaults, gradient boosting
-(``HistGradientBoostingClassifier``) grown on 80 % of the rows of a binary task of 500 rows
-or more, and one decision stump per half (the fall-back where a forest is weaker than one
-split); or the user's own models (``candidates``); and, where the rule can pick them, the
-forest grown on every row certified by the out-of-bag first-order and tandem bounds. All
-statements hold together with probability at least ``1 - delta`` (union bound), so the
-deployed candidate may be chosen by any rule without losing the certificate: by default the
-tightest bound.
+"""The estimator to reach for first, :class:`~skpacbayes.CertifiedVoteClassifier`: the face
+validates its parameters, hands the candidates protocol
+(:mod:`~skpacbayes.engine.protocols.candidates`) the rows and its plan, and copies the
+deployed candidate onto itself.
 """
 
 import warnings
@@ -26,6 +14,7 @@ from sklearn.utils.validation import _num_samples
 
 from skpacbayes.classifiers._base import _OutOfBagCandidate, fitted_vote, validate_training_data
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_fractions
+from skpacbayes.classifiers._docstrings import fill_doc
 from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._held_out_vote import fitted_fold
 from skpacbayes.classifiers._out_of_core import dask_training_data
@@ -49,6 +38,7 @@ def _is_deprecated(value):
     return isinstance(value, str) and value == "deprecated"
 
 
+@fill_doc(**cands.DOCS, **defaults.NOTES)
 class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMixin, BaseEstimator):
     """A vote of trees grown on most of the rows, by bagging or by boosting, with a
     certificate that holds.
@@ -78,102 +68,32 @@ class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMi
     Parameters
     ----------
     voters : scikit-learn classifier or None, default=None
-        The ensemble each candidate grows (unfitted; cloned per candidate). Its
-        members vote (the trees of a forest), as with ``voters`` of
-        :class:`~skpacbayes.HoldOutBoundClassifier`. ``None``: a
-        ``RandomForestClassifier`` of 140 trees for a hold-out candidate of a fraction
-        below 0.5 and of 40 for 0.5 or more, and ``OutOfBagVoters(n_estimators=200)`` for
-        the out-of-bag ones (each tree grown on half the rows without replacement); on
-        fewer than 128 rows, one tree per four rows (at least 10) for all of them (see
-        Notes, and :func:`~skpacbayes.engine.protocols.default_candidates.default_forest_trees`).
+        {voters}
     validation_fraction : float or sequence of float in (0, 1), default=(0.2, 0.5)
-        The held-out share of each hold-out candidate (fixed before the data). Small
-        fractions give a stronger vote, large ones a tighter bound on small samples.
-        ``(0.1, 0.2, 0.5)`` adds two forests grown on 90 % of the rows (the fit then
-        takes about 1.7 times as long; see Notes).
+        {validation_fraction}
     n_folds : int >= 1, default=2
-        Disjoint held-out sets per fraction, each with its own forest grown on the
-        other rows (fold 1 of ``0.5`` is the other half). ``n_folds * f`` must not
-        exceed 1. A second fold is a second, independent draw of every hold-out
-        candidate: the tighter of two draws more than pays for the larger union,
-        and it is as strong a forest (see Notes). Each fold grows its own forest,
-        so the fit takes ``n_folds`` times as long as one fold.
+        {n_folds}
     selection : {"tightest_bound", "most_accurate"} or float >= 0, \
 default="tightest_bound"
-        Which certified candidate is deployed: the one with the smallest estimated
-        error (its error on its own held-out rows, which its voters never saw; never
-        its bound) among those whose bound is close enough to the smallest.
-        ``"tightest_bound"``: the smallest certificate, trading nothing of it for an
-        estimate. ``"most_accurate"``: the smallest estimated error among the
-        candidates whose bound is at most one point (0.01,
-        :data:`~skpacbayes.engine.protocols.candidates.MOST_ACCURATE_MARGIN`) above
-        the smallest, so the certificate stays useful. A float ``t``: among those whose
-        bound is at most ``1 + t`` times the smallest, trading at most a relative ``t``
-        of the certificate; ``float("inf")`` asks explicitly for the most accurate
-        estimate whatever certificate comes with it (the out-of-bag candidates then
-        join). See Notes for what each rule trades, measured.
+        {selection}
     out_of_bag : "auto" or bool, default="auto"
-        Add the two out-of-bag candidates (one bagged ensemble of every row,
-        fitted once and shared). ``"auto"``: only when ``selection`` is a float
-        ``t >= 1`` (a bound at least twice the smallest accepted) and the
-        candidates are not the user's own (``candidates``),
-        the only rules under which they can win: their bounds carry a factor 2
-        (first order) or 4 (tandem) and are several times looser than the
-        hold-out bounds wherever the trees err (:ref:`strategies`).
+        {out_of_bag}
     stump_candidate : "auto" or bool, default="auto"
-        Add two candidates: a decision stump (``DecisionTreeClassifier(max_depth=1)``)
-        grown on each half, its prediction certified on the other half. On a few
-        hundred noisy rows a forest can be weaker than its best single split, and
-        the user would then deploy that split instead; elsewhere the stumps are far
-        weaker and never deployed, and each costs the others a small share of
-        ``delta`` (see Notes). ``"auto"``: only with the default candidates
-        (``voters=None``, ``candidates=None``) of a binary task (two leaves predict two
-        classes at most); an ensemble the user brings is the one certified.
+        {stump_candidate}
     delta : float in (0, 1), default=0.05
-        Total confidence budget, split over the candidates (see Notes).
+        {delta}
     random_state : int, RandomState instance or None, default=None
-        Seeds the held-out rows and the ensembles. An int is handed to every
-        candidate as is (so fold 0 holds out HoldOut's rows and grows the first trees
-        of its forest for the same ``random_state``); otherwise one int is drawn from it
-        for all of them.
+        {random_state}
     n_jobs : int or None, default=None
-        Parallel jobs: candidates fitted at the same time (through joblib, so a
-        Dask backend spreads them out), and each forest's own ``n_jobs``.
+        {n_jobs}
     verbose : int, default=0
-        When > 0, print a line when the fit starts, one line per candidate as
-        soon as it is certified (its bound, estimated error and seconds), and the
-        deployed candidate at the end.
+        {verbose}
     per_class : bool, default=False
-        Also certify each class's miss rate ``P(predict(x) != y | y = k)``
-        (``class_bounds_``): every hold-out and stump candidate splits its share of
-        ``delta`` evenly over its ``K + 1`` statements (overall and per class,
-        :ref:`Proposition 5a <theory-per-class>`), so ``bound_`` and every class bound
-        hold together with probability at least ``1 - delta``. The out-of-bag candidates
-        have no per-class statement: ``"auto"`` leaves them out, ``out_of_bag=True``
-        raises.
+        {per_class}
     train_size : "auto", int or None, default="auto"
-        **Sample protocol** (an int ``n``): ``n`` rows are drawn from the seed and the
-        number of rows alone (the rows ``HoldOutBoundClassifier(train_size=n)`` draws with
-        the same ``random_state``) and held in memory; every candidate is fitted on them as
-        on a whole sample, then certified on every row its voters never saw: its held-out
-        rows of the sample and every row outside it, read once for all the candidates (one
-        map-reduce over the blocks of a dask array). No out-of-bag candidate then
-        (``"auto"`` leaves them out, ``out_of_bag=True`` raises). ``None``: every row in
-        memory (the candidates above). ``"auto"``: ``None`` in memory; for a dask array,
-        ``min(50000, n_samples // 3)`` rows, so that every candidate is certified on at
-        least two thirds of the rows, and on all but 50,000 of a large array (see Notes).
-        A dask array with ``train_size=None`` is refused (never loaded whole).
+        {train_size}
     candidates : list or None, default=None
-        The user's own candidates instead of ``voters`` (which must then be None): each
-        an unfitted scikit-learn classifier (cloned; grown for every fraction of
-        ``validation_fraction``) or a ``(classifier, validation_fraction)`` pair (its own
-        fraction or fractions), each fraction with ``n_folds`` folds, every one at an
-        equal share of ``delta``; "certify the best of these models" is
-        ``CertifiedVoteClassifier(candidates=[m1, (m2, 0.3), ...])``. A classifier that
-        votes (a forest, bagging, AdaBoost) is certified as the plain vote of its members;
-        any other model (gradient boosting, a linear model, ...) as one voter. No stump
-        or out-of-bag candidate unless asked for (``stump_candidate=True``). ``None``: the
-        default forests and boosting.
+        {candidates}
     estimator : scikit-learn classifier or None, default="deprecated"
         The former name of ``voters``.
 
@@ -185,24 +105,7 @@ default="tightest_bound"
     Attributes
     ----------
     candidates_ : list of dict
-        One entry per candidate, in a fixed order (fractions, then folds, model by
-        model; boosting; stumps; out-of-bag): ``kind`` ("holdout", "boosting", "stump" or
-        "out_of_bag"), ``validation_fraction`` and ``fold`` (None for the out-of-bag
-        ones), ``model`` (the class name of what a hold-out, boosting or stump candidate
-        grows), ``out_of_bag_bound`` (the short name of the first- or
-        second-order bound, else None), ``delta``
-        (the candidate's share), ``bound`` (at that share), ``estimated_error``
-        (the candidate's error on rows its voters never saw: the held-out error, or
-        the out-of-bag error of the weighted vote; an estimate of its accuracy, not
-        part of the certificate) and ``fit_time`` (seconds). A candidate that cannot be
-        fitted or certified (a fraction whose training rows hold a single class, a model
-        whose ``fit`` raises, an out-of-bag candidate on so few rows that some pair of
-        trees shares no out-of-bag row) drops out with a ``FitFailedWarning`` (and a
-        progress line with ``verbose``): ``bound`` 1.0, ``estimated_error`` nan and the
-        reason under ``dropped``; it is never deployed. If every candidate drops out,
-        ``fit`` raises a ``ValueError`` naming each reason. With a sample
-        (``train_size``), also ``held_out_rows`` (the rows the candidate is certified on:
-        its held-out rows of the sample and every row outside it) and ``train_size``.
+        {candidates_}
     best_index_ : int
         Index of the deployed candidate in ``candidates_``.
     best_candidate_ : dict
@@ -221,10 +124,7 @@ default="tightest_bound"
         ``P(predict(x) != y | y = classes_[k])``.
     n_iter_ : int
         Training epochs of the deployed candidate.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels.
-    n_features_in_ : int
-        Number of features seen during fit.
+    {classes_features}
 
     See Also
     --------
@@ -233,98 +133,21 @@ default="tightest_bound"
 
     Notes
     -----
-    **Certificate.** Candidate ``c`` states ``R(h_c) <= B_c`` with probability at
-    least ``1 - delta_c``; by the union bound all statements hold together with
-    probability at least ``1 - sum_c delta_c = 1 - delta``, so ``R(h) <= B`` holds
-    for the deployed pair ``(h, B)`` whichever way it was chosen, from any data
-    (:ref:`theory-selection`). Only i.i.d. training examples are assumed; the
-    candidate list and the shares are fixed before seeing the data.
+    {certificate_note}
 
-    **Shares of delta.** ``delta_c = delta w_c / sum_c' w_c'``, the weights fixed by
-    the numbers of rows and classes before the data. With the default candidates
-    (:func:`~skpacbayes.engine.protocols.default_candidates.default_weight`): ``w_c =
-    min(1, h_c / 200)`` for a forest or boosting candidate of ``h_c`` held-out rows (an
-    out-of-bag one counts half the rows), 0.1 for a stump. A held-out set of ``h`` rows
-    certifies at best ``ln(1 / delta_c) / h``, so on a few hundred rows the shares go
-    to the large held-out sets, the ones deployed there: on 244 rows the forests on 80 %
-    weigh 0.245, those on half the rows 0.61. From 1,000 rows on every forest and
-    boosting candidate weighs 1: with four forests, two boosting candidates and two
-    stumps, ``delta / 6.2`` each (``delta / 62`` per stump). A user's candidates weigh
-    1 each (0.1 a stump). Where the float shares would sum to more than ``delta``, each
-    is rounded down by a few ulps.
+    {shares_note}
 
-    **Boosting.** Gradient boosting is a vote of trees too (by boosting, where a forest
-    votes by bagging): ``HistGradientBoostingClassifier()`` with scikit-learn's
-    defaults, one voter (its trees are never taken apart), grown on 80 % of the rows
-    (two folds) and certified on the others as every hold-out candidate. It joins
-    binary tasks of 500 rows or more
-    (:func:`~skpacbayes.engine.protocols.default_candidates.default_boosting`): below,
-    its share costs the forests more than it wins on the reference data sets, and a
-    ``K``-class model grows ``K`` trees a round (13 times a forest's CPU on mnist's
-    ten classes).
+    {boosting_note}
 
-    **Why two folds.** A hold-out bound is a random draw: the held-out error of one
-    forest on one held-out set. A second fold of the same fraction is an
-    independent draw with the same distribution (a forest as strong, grown on as
-    many rows), so the smaller of the two is about half a standard deviation of
-    the held-out error below either, while the larger union (``delta / 4.2``
-    instead of ``delta / 2``) costs about a quarter of one (for a held-out error
-    ``p`` on ``n`` rows the bound is close to ``p + sqrt(2 p ln(K / delta) / n)``).
-    The gain is largest where the held-out sets are smallest, so the tighter
-    candidate is more often one grown on 80 % of the rows: the deployed vote tends
-    to be stronger too (measured in :ref:`strategies`).
+    {folds_note}
 
-    **Default forests and fractions.** The default candidates grow 2 x 140 trees on
-    80 % of the rows and 2 x 40 on 50 %: 360 trees, the work of 1.3 (many rows: a tree's
-    cost grows with its rows) to 1.8 (few rows: a tree's fixed cost dominates)
-    ``RandomForestClassifier(200)`` on every row
-    (:func:`~skpacbayes.engine.protocols.default_candidates.default_forest_trees`). A forest
-    grown on half the rows is deployed where the rows are few or noisy, where the size
-    of its held-out set, not its last trees, sets the bound; the forests grown on 80 %
-    are deployed elsewhere and keep most of the trees. Two more folds of 0.1 (forests
-    grown on 90 % of the rows) would cost the union more (``delta / 6.2`` instead of
-    ``delta / 4.2``) than the extra rows gain on the reference data sets (:ref:`strategies`).
-    Trees and fractions depend on the number of rows alone, so every certificate holds.
+    {forests_note}
 
-    **Small samples.** With the default forests (``voters=None``) and fewer than 128
-    rows, each forest holds one tree per four rows (at least 10)
-    (:func:`~skpacbayes.engine.protocols.default_candidates.default_n_estimators`): trees
-    grown on a few dozen rows have a handful of leaves, and held-out sets of a few rows certify
-    little either way, while a fit on tens of rows (scikit-learn's ``check_estimator``
-    runs about a hundred) takes a fraction of the time. The number depends on the number
-    of rows only, so the certificate holds as before (the reference figures start at 142
-    training rows). Pass ``voters=RandomForestClassifier(n_estimators=200)`` to grow 200
-    trees for every candidate on any sample; for a light fit (a downstream CI), small forests
-    (``voters=RandomForestClassifier(n_estimators=10)``) or ``n_folds=1``.
+    {small_note}
 
-    **Out of core.** ``fit`` on a dask array draws ``train_size`` rows into memory
-    (:func:`~skpacbayes.engine.protocols.held_out.training_rows`) and grows the forests
-    there; the client holds that sample and the forests, the workers read the other rows
-    block by block and only error counts come back. Each candidate's held-out set (its
-    held-out rows of the sample and every row outside the sample) is drawn from the seed and
-    the number of rows alone and its forest is grown on the other rows, so the test-set
-    bound holds for it as for a hold-out of the rows in memory (:ref:`theory-holdout`).
-    The default of 50,000 rows: forests grown on tens of thousands of rows are close to
-    those grown on all of them, while the certificate's deviation term shrinks with the
-    rows it is counted on, so on a large array the rows are better spent certifying; a
-    third of a smaller array keeps two thirds for the certificate. ``predict``,
-    ``predict_proba`` and ``decision_function`` on a dask array give lazy dask arrays.
+    {out_of_core_note}
 
-    **Selection.** Each candidate has its bound ``B_c`` and an estimate ``E_c``
-    of its error on its own held-out rows (the out-of-bag error for an out-of-bag
-    candidate). The deployed candidate is the one with the smallest ``E_c`` among
-    those with ``B_c <= min_c B_c + 0.01`` (``"most_accurate"``), ``B_c <= (1 + t)
-    min_c B_c`` (a float ``t``) or ``B_c = min_c B_c`` (``"tightest_bound"``); ties go
-    to the smaller bound, then to the earlier candidate (the larger training set among
-    the hold-outs of one fold). The estimates never enter ``bound_``, and every rule is
-    a choice among statements that hold together. What they trade, measured on the
-    twelve reference data sets of :ref:`strategies` (3 seeds; bound / test error in
-    percent, means over the data sets; ``RandomForestClassifier(200)`` on every row: 7.15):
-    ``"tightest_bound"`` 9.21 / 6.92, ``"most_accurate"`` 9.22 / 6.90 (a hundredth of a
-    point of certificate for two hundredths of test error: on small held-out sets the
-    estimates are noisy), while
-    ``float("inf")`` deployed the out-of-bag tandem candidate (certified at 27-44 %) on
-    half the cells of data sets you do not have (a mean bound of 20.6 %).
+    {selection_note}
 
     Examples
     --------
@@ -338,6 +161,8 @@ default="tightest_bound"
     [(0.2, 0), (0.2, 1), (0.5, 0), (0.5, 1)]
     >>> bool(0 < clf.bound_ < 0.2), [c["delta"] for c in clf.candidates_]
     (True, [0.0125, 0.0125, 0.0125, 0.0125])
+    >>> clf.bound_ == min(c["bound"] for c in clf.candidates_)  # the tightest, by default
+    True
 
     The best of a few models of one's own, certified in one call:
 
@@ -487,25 +312,24 @@ default="tightest_bound"
                 "voters must be a scikit-learn classifier (e.g. RandomForestClassifier), "
                 f"not a voter bank; got {type(forest).__name__}."
             )
-        fractions = check_fractions(self.validation_fraction)
-        names = ("n_folds", "selection", "out_of_bag", "stump_candidate", "delta", "per_class")
-        params = {name: getattr(self, name) for name in (*names, "n_jobs", "verbose")}
         return cands.plan_candidates(
             n_rows,
             seed,
             train_size,
-            voters=forest,
-            fractions=fractions,
-            models=self._models(),
-            params={**params, "label": type(self).__name__},
+            forest,
+            check_fractions(self.validation_fraction),
+            self._models(),
             bound=TestSet(),
             fit_specs={
                 name: self._out_of_bag_estimator(name, None, seed)._fit_spec(n_classes)
                 for name in _OUT_OF_BAG
             },
+            label=type(self).__name__,
+            **{name: getattr(self, name) for name in cands.PLAN_PARAMETERS},
         )
 
     @_fit_context(prefer_skip_nested_validation=False)
+    @fill_doc()
     def fit(self, X, y, **fit_params):
         """Fit every candidate once at its share of ``delta``; deploy one by the selection rule.
 
@@ -517,25 +341,7 @@ default="tightest_bound"
             is read block by block on the workers.
         y : {array-like, dask array} of shape (n_samples,)
             Class labels (at least two classes).
-        **fit_params : dict
-            Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
-            naming the estimator, since the certificate assumes unweighted i.i.d. rows.
-
-        Returns
-        -------
-        self : object
-            Fitted estimator.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import load_iris
-        >>> from sklearn.ensemble import RandomForestClassifier
-        >>> from skpacbayes import CertifiedVoteClassifier
-        >>> X, y = load_iris(return_X_y=True)
-        >>> clf = CertifiedVoteClassifier(voters=RandomForestClassifier(n_estimators=10),
-        ...                               random_state=0).fit(X, y)
-        >>> clf.bound_ == min(c["bound"] for c in clf.candidates_)
-        True
+        {fit_params_returns}
         """
         reject_fit_params(self, fit_params)
         warn_if_refit_by_search(self, self._optimisation_params)

@@ -113,3 +113,29 @@ True"""
 
 #: fill_doc with the classifiers' fragments (a call's own are added to them)
 fill_doc = functools.partial(_fill_doc, **FRAGMENTS)
+
+# CertifiedVote
+# fit's keywords: none is taken, as the certificate assumes unweighted rows
+_FIT_PARAMS = """\
+**fit_params : dict
+    Not supported: ``sample_weight`` (or any other keyword) raises a ``TypeError``
+    naming the estimator, since the certificate assumes unweighted i.i.d. rows."""
+FRAGMENTS.update(
+    {
+        # the last attributes of a fitted classifier
+        "classes_features": """\
+classes_ : ndarray of shape (n_classes,)
+    Class labels.
+n_features_in_ : int
+    Number of features seen during fit.""",
+        "fit_params": _FIT_PARAMS,
+        # the last parameter of a fit and what it returns
+        "fit_params_returns": f"""{_FIT_PARAMS}
+
+Returns
+-------
+self : object
+    Fitted estimator.""",
+    }
+)
+fill_doc = functools.partial(_fill_doc, **FRAGMENTS)

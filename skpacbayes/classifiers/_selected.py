@@ -20,23 +20,12 @@ __all__ = ["SelectedCandidateMixin", "validated_for_predict"]
 
 
 def validated_for_predict(estimator, X):
-    """Fitted check and ``validate_data`` of a selection estimator before it delegates.
+    """The rows ``X`` (an ndarray, or ``X`` itself where the deployed candidate reads it as
+    given) after the fitted check and ``validate_data`` of the selection ``estimator``.
 
     The candidates were fitted on validated arrays (or, where the deployed one reads the
     rows as the user gives them, on those rows), so feature names (and their count) are
     checked here, by the estimator the user fitted.
-
-    Parameters
-    ----------
-    estimator : fitted estimator
-        The selection estimator.
-    X : array-like of shape (n_samples, n_features)
-        Input samples.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, n_features)
-        Validated input (``X`` itself where the deployed candidate reads it as given).
     """
     check_is_fitted(estimator)
     if getattr(getattr(estimator.best_estimator_, "voters_", None), "_keeps_input", False):
@@ -51,8 +40,8 @@ def _selected_doc(method, summary, example):
     vote's ``method`` (:class:`~skpacbayes.classifiers._vote_predictions.VotePredictions`) up
     to its Examples, then ``example`` on the fitted selection ``sel``."""
     text = inspect.cleandoc(getattr(VotePredictions, method).__doc__)
-    body = text[text.index("\n") : text.index("Examples\n--------")]
-    return f"{summary}{body}Examples\n--------\n{FRAGMENTS['fitted_selection']}\n{example}\n"
+    body = text.partition("\n")[2].split("Examples\n--------")[0].rstrip()
+    return f"{summary}\n{body}\n\nExamples\n--------\n{FRAGMENTS['fitted_selection']}\n{example}\n"
 
 
 class SelectedCandidateMixin:

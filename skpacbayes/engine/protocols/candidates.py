@@ -21,6 +21,7 @@ import numpy as np
 from sklearn.exceptions import FitFailedWarning
 from sklearn.utils.parallel import delayed
 
+from skpacbayes._docstrings import fill_doc
 from skpacbayes.engine.certificate import shares_within
 from skpacbayes.engine.parallel import as_completed
 from skpacbayes.engine.protocols.default_candidates import (
@@ -44,10 +45,12 @@ from skpacbayes.engine.vote import _strict_argmax_is, weighted_vote_scores
 
 __all__ = [
     "MOST_ACCURATE_MARGIN",
+    "PLAN_PARAMETERS",
     "SELECTIONS",
     "Candidate",
     "CandidatesResult",
     "CandidatesSpec",
+    "DOCS",
     "FittedVote",
     "candidate_deltas",
     "candidate_list",
@@ -64,6 +67,180 @@ __all__ = [
     "use_stumps",
 ]
 
+#: the text of CertifiedVoteClassifier's parameters, attributes and Notes on what this
+#: protocol takes and decides, written once: filled into the functions that take or decide
+#: them and into the class
+DOCS = {
+    "selection": """\
+Which certified candidate is deployed: the one with the smallest estimated
+error (its error on its own held-out rows, which its voters never saw; never
+its bound) among those whose bound is close enough to the smallest.
+``"tightest_bound"``: the smallest certificate, trading nothing of it for an
+estimate. ``"most_accurate"``: the smallest estimated error among the
+candidates whose bound is at most one point (0.01,
+:data:`~skpacbayes.engine.protocols.candidates.MOST_ACCURATE_MARGIN`) above
+the smallest, so the certificate stays useful. A float ``t``: among those whose
+bound is at most ``1 + t`` times the smallest, trading at most a relative ``t``
+of the certificate; ``float("inf")`` asks explicitly for the most accurate
+estimate whatever certificate comes with it (the out-of-bag candidates then
+join). See the Notes of :class:`~skpacbayes.CertifiedVoteClassifier` for what each
+rule trades, measured.""",
+    "out_of_bag": """\
+Add the two out-of-bag candidates (one bagged ensemble of every row,
+fitted once and shared). ``"auto"``: only when ``selection`` is a float
+``t >= 1`` (a bound at least twice the smallest accepted) and the
+candidates are not the user's own (``candidates``),
+the only rules under which they can win: their bounds carry a factor 2
+(first order) or 4 (tandem) and are several times looser than the
+hold-out bounds wherever the trees err (:ref:`strategies`).""",
+    "stump_candidate": """\
+Add two candidates: a decision stump (``DecisionTreeClassifier(max_depth=1)``)
+grown on each half, its prediction certified on the other half. On a few
+hundred noisy rows a forest can be weaker than its best single split, and
+the user would then deploy that split instead; elsewhere the stumps are far
+weaker and never deployed, and each costs the others a small share of
+``delta`` (see the Notes of :class:`~skpacbayes.CertifiedVoteClassifier`).
+``"auto"``: only with the default candidates (``voters=None``, ``candidates=None``)
+of a binary task (two leaves predict two classes at most); an ensemble the user
+brings is the one certified.""",
+    "candidates_": """\
+One entry per candidate, in a fixed order (fractions, then folds, model by
+model; boosting; stumps; out-of-bag): ``kind`` ("holdout", "boosting", "stump" or
+"out_of_bag"), ``validation_fraction`` and ``fold`` (None for the out-of-bag
+ones), ``model`` (the class name of what a hold-out, boosting or stump candidate
+grows), ``out_of_bag_bound`` (the short name of the first- or
+second-order bound, else None), ``delta``
+(the candidate's share), ``bound`` (at that share), ``estimated_error``
+(the candidate's error on rows its voters never saw: the held-out error, or
+the out-of-bag error of the weighted vote; an estimate of its accuracy, not
+part of the certificate) and ``fit_time`` (seconds). A candidate that cannot be
+fitted or certified (a fraction whose training rows hold a single class, a model
+whose ``fit`` raises, an out-of-bag candidate on so few rows that some pair of
+trees shares no out-of-bag row) drops out with a ``FitFailedWarning`` (and a
+progress line with ``verbose``): ``bound`` 1.0, ``estimated_error`` nan and the
+reason under ``dropped``; it is never deployed. If every candidate drops out,
+``fit`` raises a ``ValueError`` naming each reason. With a sample
+(``train_size``), also ``held_out_rows`` (the rows the candidate is certified on:
+its held-out rows of the sample and every row outside it) and ``train_size``.""",
+    "selection_note": """\
+**Selection.** Each candidate has its bound ``B_c`` and an estimate ``E_c``
+of its error on its own held-out rows (the out-of-bag error for an out-of-bag
+candidate). The deployed candidate is the one with the smallest ``E_c`` among
+those with ``B_c <= min_c B_c + 0.01`` (``"most_accurate"``), ``B_c <= (1 + t)
+min_c B_c`` (a float ``t``) or ``B_c = min_c B_c`` (``"tightest_bound"``); ties go
+to the smaller bound, then to the earlier candidate (the larger training set among
+the hold-outs of one fold). The estimates never enter ``bound_``, and every rule is
+a choice among statements that hold together. What they trade, measured on the
+twelve reference data sets of :ref:`strategies` (3 seeds; bound / test error in
+percent, means over the data sets; ``RandomForestClassifier(200)`` on every row: 7.15):
+``"tightest_bound"`` 9.21 / 6.92, ``"most_accurate"`` 9.22 / 6.90 (a hundredth of a
+point of certificate for two hundredths of test error: on small held-out sets the
+estimates are noisy), while
+``float("inf")`` deployed the out-of-bag tandem candidate (certified at 27-44 %) on
+half the cells of data sets you do not have (a mean bound of 20.6 %).""",
+    "voters": """\
+The ensemble each candidate grows (unfitted; cloned per candidate). Its
+members vote (the trees of a forest), as with ``voters`` of
+:class:`~skpacbayes.HoldOutBoundClassifier`. ``None``: a
+``RandomForestClassifier`` of 140 trees for a hold-out candidate of a fraction
+below 0.5 and of 40 for 0.5 or more, and ``OutOfBagVoters(n_estimators=200)`` for
+the out-of-bag ones (each tree grown on half the rows without replacement); on
+fewer than 128 rows, one tree per four rows (at least 10) for all of them (see
+the Notes of :class:`~skpacbayes.CertifiedVoteClassifier`, and
+:func:`~skpacbayes.engine.protocols.default_candidates.default_forest_trees`).""",
+    "n_folds": """\
+Disjoint held-out sets per fraction, each with its own forest grown on the
+other rows (fold 1 of ``0.5`` is the other half). ``n_folds * f`` must not
+exceed 1. A second fold is a second, independent draw of every hold-out
+candidate: the tighter of two draws more than pays for the larger union,
+and it is as strong a forest (see the Notes of
+:class:`~skpacbayes.CertifiedVoteClassifier`). Each fold grows its own forest,
+so the fit takes ``n_folds`` times as long as one fold.""",
+    "delta": """\
+Total confidence budget, split over the candidates (see the Notes of
+:class:`~skpacbayes.CertifiedVoteClassifier`).""",
+    "n_jobs": """\
+Parallel jobs: candidates fitted at the same time (through joblib, so a
+Dask backend spreads them out), and each forest's own ``n_jobs``.""",
+    "verbose": """\
+When > 0, print a line when the fit starts, one line per candidate as
+soon as it is certified (its bound, estimated error and seconds), and the
+deployed candidate at the end.""",
+    "per_class": """\
+Also certify each class's miss rate ``P(predict(x) != y | y = k)``
+(``class_bounds_``): every hold-out and stump candidate splits its share of
+``delta`` evenly over its ``K + 1`` statements (overall and per class,
+:ref:`Proposition 5a <theory-per-class>`), so ``bound_`` and every class bound
+hold together with probability at least ``1 - delta``. The out-of-bag candidates
+have no per-class statement: ``"auto"`` leaves them out, ``out_of_bag=True``
+raises.""",
+    "certificate_note": """\
+**Certificate.** Candidate ``c`` states ``R(h_c) <= B_c`` with probability at
+least ``1 - delta_c``; by the union bound all statements hold together with
+probability at least ``1 - sum_c delta_c = 1 - delta``, so ``R(h) <= B`` holds
+for the deployed pair ``(h, B)`` whichever way it was chosen, from any data
+(:ref:`theory-selection`). Only i.i.d. training examples are assumed; the
+candidate list and the shares are fixed before seeing the data.""",
+    "folds_note": """\
+**Why two folds.** A hold-out bound is a random draw: the held-out error of one
+forest on one held-out set. A second fold of the same fraction is an
+independent draw with the same distribution (a forest as strong, grown on as
+many rows), so the smaller of the two is about half a standard deviation of
+the held-out error below either, while the larger union (``delta / 4.2``
+instead of ``delta / 2``) costs about a quarter of one (for a held-out error
+``p`` on ``n`` rows the bound is close to ``p + sqrt(2 p ln(K / delta) / n)``).
+The gain is largest where the held-out sets are smallest, so the tighter
+candidate is more often one grown on 80 % of the rows: the deployed vote tends
+to be stronger too (measured in :ref:`strategies`).""",
+    "out_of_core_note": """\
+**Out of core.** ``fit`` on a dask array draws ``train_size`` rows into memory
+(:func:`~skpacbayes.engine.protocols.held_out.training_rows`) and grows the forests
+there; the client holds that sample and the forests, the workers read the other rows
+block by block and only error counts come back. Each candidate's held-out set (its
+held-out rows of the sample and every row outside the sample) is drawn from the seed and
+the number of rows alone and its forest is grown on the other rows, so the test-set
+bound holds for it as for a hold-out of the rows in memory (:ref:`theory-holdout`).
+The default of 50,000 rows: forests grown on tens of thousands of rows are close to
+those grown on all of them, while the certificate's deviation term shrinks with the
+rows it is counted on, so on a large array the rows are better spent certifying; a
+third of a smaller array keeps two thirds for the certificate. ``predict``,
+``predict_proba`` and ``decision_function`` on a dask array give lazy dask arrays.""",
+    "random_state": """\
+Seeds the held-out rows and the ensembles. An int is handed to every
+candidate as is (so fold 0 holds out HoldOut's rows and grows the first trees
+of its forest for the same ``random_state``); otherwise one int is drawn from it
+for all of them.""",
+    "validation_fraction": """\
+The held-out share of each hold-out candidate (fixed before the data). Small
+fractions give a stronger vote, large ones a tighter bound on small samples.
+``(0.1, 0.2, 0.5)`` adds two forests grown on 90 % of the rows (the fit then
+takes about 1.7 times as long; see the Notes of
+:class:`~skpacbayes.CertifiedVoteClassifier`).""",
+    "train_size": """\
+**Sample protocol** (an int ``n``): ``n`` rows are drawn from the seed and the
+number of rows alone (the rows ``HoldOutBoundClassifier(train_size=n)`` draws with
+the same ``random_state``) and held in memory; every candidate is fitted on them as
+on a whole sample, then certified on every row its voters never saw: its held-out
+rows of the sample and every row outside it, read once for all the candidates (one
+map-reduce over the blocks of a dask array). No out-of-bag candidate then
+(``"auto"`` leaves them out, ``out_of_bag=True`` raises). ``None``: every row in
+memory (out-of-bag candidates included). ``"auto"``: ``None`` in memory; for a dask
+array, ``min(50000, n_samples // 3)`` rows, so that every candidate is certified on at
+least two thirds of the rows, and on all but 50,000 of a large array (see the Notes of
+:class:`~skpacbayes.CertifiedVoteClassifier`). A dask array with ``train_size=None`` is
+refused (never loaded whole).""",
+    "candidates": """\
+The user's own candidates instead of ``voters`` (which must then be None): each
+an unfitted scikit-learn classifier (cloned; grown for every fraction of
+``validation_fraction``) or a ``(classifier, validation_fraction)`` pair (its own
+fraction or fractions), each fraction with ``n_folds`` folds, every one at an
+equal share of ``delta``; "certify the best of these models" is
+``CertifiedVoteClassifier(candidates=[m1, (m2, 0.3), ...])``. A classifier that
+votes (a forest, bagging, AdaBoost) is certified as the plain vote of its members;
+any other model (gradient boosting, a linear model, ...) as one voter. No stump
+or out-of-bag candidate unless asked for (``stump_candidate=True``). ``None``: the
+default forests and boosting.""",
+}
 #: how far above the smallest bound ``"most_accurate"`` may deploy a candidate: one point
 #: of error rate (absolute), so that it never trades the certificate away for an estimate
 MOST_ACCURATE_MARGIN = 0.01
@@ -72,19 +249,22 @@ MOST_ACCURATE_MARGIN = 0.01
 SELECTIONS = {"tightest_bound": (0.0, 0.0), "most_accurate": (0.0, MOST_ACCURATE_MARGIN)}
 
 
+@fill_doc(**DOCS)
 def candidates_seed(random_state):
-    """Every candidate's ``random_state``: an int as given (so that fold 0 of every fraction
-    holds out the rows :class:`~skpacbayes.HoldOutBoundClassifier` holds out with it, and
-    grows the first trees of its forest), otherwise one int drawn from it
-    (:func:`~skpacbayes.engine.protocols.held_out.rows_seed`).
+    """Every candidate's ``random_state`` from the estimator's (an int, a RandomState instance
+    or None); the int drawn is :func:`~skpacbayes.engine.protocols.held_out.rows_seed`'s.
+
+    {random_state}
 
     Parameters
     ----------
     random_state : int, RandomState instance or None
+        The estimator's ``random_state``.
 
     Returns
     -------
     seed : int
+        The ``random_state`` of every candidate and of the out-of-bag bank.
 
     Examples
     --------
@@ -97,6 +277,7 @@ def candidates_seed(random_state):
     return rows_seed(random_state)
 
 
+@fill_doc(**DOCS)
 def selection_rule(selection):
     """A selection rule's relative tolerance and absolute margin on the bound (:func:`select`).
 
@@ -104,10 +285,12 @@ def selection_rule(selection):
     ----------
     selection : str or float
         A name of :data:`SELECTIONS`, or the relative tolerance itself (no margin).
+        {selection}
 
     Returns
     -------
     tolerance, margin : float
+        The arguments of :func:`select` (``t`` and 0.0 for a float ``t``).
 
     Examples
     --------
@@ -120,45 +303,49 @@ def selection_rule(selection):
     return float(selection), 0.0
 
 
+@fill_doc(**DOCS)
 def use_stumps(stump_candidate, default):
-    """Whether the stump candidates join (:func:`candidate_list`'s ``stumps``).
+    """Whether the stump candidates join (:func:`candidate_list`'s ``stumps``: ``"binary"``,
+    grown on binary tasks only, where ``"auto"`` adds them).
 
     Parameters
     ----------
     stump_candidate : "auto" or bool
-        ``"auto"``: ``"binary"`` (two leaves: grown on binary tasks only) with the default
-        candidates, else none.
+        {stump_candidate}
     default : bool
-        Whether the candidates are the defaults (no ensemble and no models of the user's).
+        Whether the candidates are the defaults (``voters=None``, ``candidates=None``).
 
     Returns
     -------
     stumps : bool or "binary"
+        ``"binary"``: stumps that drop out of a task of more than two classes.
     """
     if stump_candidate == "auto":
         return "binary" if default else False
     return bool(stump_candidate)
 
 
-def use_out_of_bag(out_of_bag, selection, per_class, models):
+@fill_doc(**DOCS)
+def use_out_of_bag(out_of_bag, selection, per_class, candidates):
     """Whether the out-of-bag candidates join, refusing them where they cannot.
 
     Parameters
     ----------
     out_of_bag : "auto" or bool
-        ``"auto"``: only where the rule can pick them (a relative tolerance of at least 1),
-        with no per-class statement and no models of the user's.
+        {out_of_bag}
     selection : str or float
         The selection rule (:func:`selection_rule`).
     per_class : bool
         Whether each class's miss rate is certified too (the out-of-bag candidates have no
         such statement).
-    models : bool
+    candidates : bool
         Whether the candidates are the user's models (no bagged ensemble of every row).
 
     Returns
     -------
     out_of_bag : bool
+        Whether :func:`plan_candidates` adds the out-of-bag candidates (where the rows
+        allow: not on a sample).
 
     Raises
     ------
@@ -171,14 +358,14 @@ def use_out_of_bag(out_of_bag, selection, per_class, models):
             "out-of-bag candidates (out_of_bag=True) have no per-class statement. Set "
             "out_of_bag=False or 'auto' (no out-of-bag candidate with per_class=True)."
         )
-    if models and out_of_bag is True:
+    if candidates and out_of_bag is True:
         raise ValueError(
             "The out-of-bag candidates (out_of_bag=True) bag voters on every row; with "
             "candidates=[...] there is no such ensemble. Set out_of_bag=False or 'auto'."
         )
     if out_of_bag == "auto":
         tolerance, _ = selection_rule(selection)
-        return tolerance >= 1.0 and not per_class and not models
+        return tolerance >= 1.0 and not per_class and not candidates
     return bool(out_of_bag)
 
 
@@ -200,6 +387,7 @@ def out_of_bag_voters(voters, n_rows, seed, n_jobs):
     Returns
     -------
     bank : OutOfBagVoters
+        Unfitted, grown by :func:`certify_candidates` where there are out-of-bag candidates.
     """
     from skpacbayes.voters import OutOfBagVoters
 
@@ -229,6 +417,7 @@ def out_of_bag_error(estimator, X, y):
     Returns
     -------
     error : float
+        The share of the rows some voter may evaluate that their vote gets wrong.
 
     Examples
     --------
@@ -250,12 +439,15 @@ def out_of_bag_error(estimator, X, y):
     return float(np.mean(~_strict_argmax_is(scores[rows], y_idx[rows])))
 
 
+@fill_doc(**DOCS)
 def select(bounds, estimates, tolerance, margin=0.0):
     """Index of the deployed candidate: the most accurate among the nearly tightest.
 
     Among the candidates whose bound is at most ``(1 + tolerance)`` times the smallest
     bound plus ``margin``, the one with the smallest estimated error; ties go to the
     smaller bound, then to the earlier candidate.
+
+    {selection_note}
 
     Parameters
     ----------
@@ -270,6 +462,7 @@ def select(bounds, estimates, tolerance, margin=0.0):
     Returns
     -------
     index : int
+        The deployed candidate's position in ``bounds``.
 
     Examples
     --------
@@ -300,6 +493,7 @@ def candidate_deltas(delta, shares):
     Returns
     -------
     deltas : list of float
+        One per share, in their order.
 
     Examples
     --------
@@ -330,6 +524,7 @@ def describe(candidate):
     Returns
     -------
     text : str
+        What the progress lines and the warnings call the candidate.
 
     Examples
     --------
@@ -404,10 +599,13 @@ class Candidate:
         return info
 
 
+@fill_doc(**DOCS)
 def candidate_list(n_rows, voters, fractions, n_folds, stumps, out_of_bag_bounds, models=None):
     """The candidates, in a fixed order: fractions then folds (the default forests, or the
     user's models in their order), the boosting ones, the stumps, the out-of-bag ones; each
     depends on the parameters and the number of rows alone.
+
+    {folds_note}
 
     Parameters
     ----------
@@ -488,6 +686,9 @@ def candidate_list(n_rows, voters, fractions, n_folds, stumps, out_of_bag_bounds
 class CandidatesSpec:
     """What the candidates protocol is handed besides the rows.
 
+    The candidates fitted at the same time are ``held_out.n_jobs``, the progress lines'
+    prefix ``held_out.label``.
+
     Attributes
     ----------
     candidates : list of Candidate
@@ -513,13 +714,9 @@ class CandidatesSpec:
         The sample protocol: the candidates grown on this many rows drawn into memory
         (:class:`~skpacbayes.engine.protocols.sample.Sample`), each certified on every row its
         voters never saw.
-    n_jobs : int or None
-        Candidates fitted at the same time.
     default_forests : bool
         Whether the hold-out candidates grow the default forests (the start line names their
         sizes).
-    label : str
-        The name the progress lines are prefixed with.
     verbose : int
         A line per candidate when > 0.
     """
@@ -533,21 +730,53 @@ class CandidatesSpec:
     tolerance: float
     margin: float = 0.0
     train_size: Any = None
-    n_jobs: Any = None
     default_forests: bool = False
-    label: str = "CertifiedVoteClassifier"
     verbose: int = 0
 
     def say(self, text):
-        """Print one progress line (when ``verbose``)."""
+        """Print one progress line (when ``verbose``), prefixed with ``held_out.label``."""
         if self.verbose:
-            progress(self.label, text)
+            progress(self.held_out.label, text)
 
 
+#: the parameters of CertifiedVoteClassifier that :func:`plan_candidates` takes as they are
+PLAN_PARAMETERS = (
+    "n_folds",
+    "selection",
+    "out_of_bag",
+    "stump_candidate",
+    "delta",
+    "per_class",
+    "n_jobs",
+    "verbose",
+)
+
+
+@fill_doc(**DOCS)
 def plan_candidates(
-    n_rows, seed, train_size, *, voters, fractions, models, params, bound, fit_specs
+    n_rows,
+    seed,
+    train_size,
+    voters,
+    fractions,
+    models,
+    *,
+    bound,
+    fit_specs,
+    label,
+    n_folds,
+    selection,
+    out_of_bag,
+    stump_candidate,
+    delta,
+    per_class,
+    n_jobs,
+    verbose,
 ):
     """The candidates protocol's specification, fixed by the parameters and the number of rows.
+
+    The arguments from ``n_folds`` on are the estimator's parameters
+    (:data:`PLAN_PARAMETERS`).
 
     Parameters
     ----------
@@ -556,25 +785,45 @@ def plan_candidates(
     seed : int
         Every candidate's ``random_state`` (:func:`candidates_seed`).
     train_size : int or None
-        The sample protocol's rows (None: every row in memory).
+        The estimator's ``train_size``, resolved
+        (:func:`~skpacbayes.engine.protocols.sample.resolve_train_size`).
+        {train_size}
     voters : scikit-learn classifier or None
-        What every hold-out candidate grows (None: the default forests).
+        {voters}
     fractions : tuple of float
-        The validation fractions.
+        The estimator's ``validation_fraction``, as a tuple.
+        {validation_fraction}
     models : list of (classifier, tuple of float) or None
-        The user's candidates (:func:`candidate_list`).
-    params : dict
-        The estimator's ``n_folds``, ``selection``, ``out_of_bag``, ``stump_candidate``,
-        ``delta``, ``per_class``, ``n_jobs`` and ``verbose``, and ``label``, its name.
+        The estimator's ``candidates`` as (classifier, fractions) pairs.
+        {candidates}
     bound : test-set bound
         What certifies the hold-out and stump candidates.
     fit_specs : dict
         Bound name -> the :class:`~skpacbayes.engine.spec.FitSpec` of an out-of-bag candidate
         certified by it (the out-of-bag bounds, in their order).
+    label : str
+        The name the progress lines are prefixed with.
+    n_folds : int >= 1
+        {n_folds}
+    selection : str or float
+        {selection}
+    out_of_bag : "auto" or bool
+        {out_of_bag}
+    stump_candidate : "auto" or bool
+        {stump_candidate}
+    delta : float
+        {delta}
+    per_class : bool
+        {per_class}
+    n_jobs : int or None
+        {n_jobs}
+    verbose : int
+        {verbose}
 
     Returns
     -------
     spec : CandidatesSpec
+        What :func:`certify_candidates` is handed besides the rows.
 
     Raises
     ------
@@ -582,33 +831,30 @@ def plan_candidates(
         If ``n_folds`` held-out sets of a fraction do not fit in the rows, or the out-of-bag
         candidates are asked for where they cannot be certified.
     """
-    p = params
     listed = fractions if models is None else [f for _, fs in models for f in fs]
-    too_many = [f for f in listed if p["n_folds"] * f > 1 + 1e-9]
+    too_many = [f for f in listed if n_folds * f > 1 + 1e-9]
     if too_many:
         raise ValueError(
-            f"n_folds={p['n_folds']} disjoint held-out sets of validation_fraction "
+            f"n_folds={n_folds} disjoint held-out sets of validation_fraction "
             f"{too_many[0]} do not fit in the rows (n_folds * fraction must be at most 1)."
         )
-    out_of_bag = use_out_of_bag(p["out_of_bag"], p["selection"], p["per_class"], models is not None)
-    if train_size is not None and out_of_bag:
-        if p["out_of_bag"] is True:
+    use = use_out_of_bag(out_of_bag, selection, per_class, models is not None)
+    if train_size is not None and use:
+        if out_of_bag is True:
             raise ValueError(
                 "The out-of-bag candidates (out_of_bag=True) are certified on the rows "
                 "their forest is grown on; with train_size (and on a dask array) the "
                 "forests are grown on a sample and certified on the other rows. Set "
                 "out_of_bag=False or 'auto'."
             )
-        out_of_bag = False
-    bounds = tuple(fit_specs) if out_of_bag else ()
+        use = False
+    bounds = tuple(fit_specs) if use else ()
     n_grown = n_rows if train_size is None else int(train_size)
     default = voters is None and models is None
-    stumps = use_stumps(p["stump_candidate"], default)
-    candidates = candidate_list(
-        n_grown, voters, fractions, p["n_folds"], stumps, bounds, models=models
-    )
-    tolerance, margin = selection_rule(p["selection"])
-    delta, n_jobs, label = float(p["delta"]), p["n_jobs"], p["label"]
+    stumps = use_stumps(stump_candidate, default)
+    candidates = candidate_list(n_grown, voters, fractions, n_folds, stumps, bounds, models=models)
+    tolerance, margin = selection_rule(selection)
+    delta = float(delta)
     return CandidatesSpec(
         candidates=candidates,
         delta=delta,
@@ -618,7 +864,7 @@ def plan_candidates(
             voters=None,
             delta=delta,
             seed=rows_seed(seed),
-            risks=("miss_rate",) if p["per_class"] else (),
+            risks=("miss_rate",) if per_class else (),
             n_jobs=n_jobs,
             label=label,
         ),
@@ -627,10 +873,8 @@ def plan_candidates(
         tolerance=tolerance,
         margin=margin,
         train_size=train_size,
-        n_jobs=n_jobs,
         default_forests=default,
-        label=label,
-        verbose=int(p["verbose"]),
+        verbose=int(verbose),
     )
 
 
@@ -644,13 +888,15 @@ class FittedVote:
 
 
 @dataclass
+@fill_doc(**DOCS)
 class CandidatesResult:
     """Every candidate certified, and the one deployed.
 
     Attributes
     ----------
     entries : list of dict
-        One per candidate (``CertifiedVoteClassifier.candidates_``).
+        ``CertifiedVoteClassifier.candidates_``:
+        {candidates_}
     outcomes : list
         Each candidate's :class:`~skpacbayes.engine.protocols.held_out.HeldOutResult`, or the
         :class:`~skpacbayes.engine.spec.FitResult` of an out-of-bag candidate (None where it
@@ -753,8 +999,13 @@ def _check_some_left(entries):
         raise ValueError(f"Every candidate dropped out, none can be certified ({reasons}).")
 
 
+@fill_doc(**DOCS)
 def certify_candidates(spec, X, y, classes):
     """Fit every candidate once at its share of ``delta``, certify each, deploy one.
+
+    {certificate_note}
+
+    {out_of_core_note}
 
     A candidate whose fit fails (e.g. a fraction whose training rows hold a single class)
     drops out with a ``FitFailedWarning`` and its reason in its entry; a fit whose every
@@ -763,16 +1014,17 @@ def certify_candidates(spec, X, y, classes):
     Parameters
     ----------
     spec : CandidatesSpec
-    X : {ndarray, sparse matrix, dask array} of shape (n_rows, n_features)
-        The validated rows (a dask array with the sample protocol only).
-    y : ndarray or dask array of shape (n_rows,)
-        Their labels.
+        From :func:`plan_candidates`.
+    X, y : {ndarray, sparse matrix, dask array} and ndarray or dask array
+        The validated rows, ``(n_rows, n_features)``, and their ``n_rows`` labels (dask
+        arrays with the sample protocol only).
     classes : ndarray
         The sorted labels of ``y``.
 
     Returns
     -------
     result : CandidatesResult
+        Every candidate's entry and outcome, the shares and the deployed one.
     """
     from skpacbayes.engine.protocols.held_out import rows_seed
     from skpacbayes.engine.protocols.sample import Sample
@@ -819,7 +1071,7 @@ def certify_candidates(spec, X, y, classes):
     entries, outcomes = [None] * len(candidates), [None] * len(candidates)
     for index, reason in not_grown.items():
         entries[index] = _entry(candidates[index], deltas[index], reason, bank, X, y, 0.0)
-    for done, (index, outcome, seconds) in enumerate(as_completed(jobs, spec.n_jobs), 1):
+    for done, (index, outcome, seconds) in enumerate(as_completed(jobs, spec.held_out.n_jobs), 1):
         entry = _entry(candidates[index], deltas[index], outcome, bank, X, y, seconds)
         entries[index] = entry
         outcomes[index] = None if isinstance(outcome, Exception) else outcome

@@ -6,6 +6,7 @@ and what it weighs in the split of ``delta``, fixed by the numbers of rows and c
 
 import numpy as np
 
+from skpacbayes._docstrings import fill_doc
 from skpacbayes.engine.protocols.held_out import DEFAULT_N_ESTIMATORS
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "FOREST_TREES",
     "FULL_WEIGHT_ROWS",
     "HALF_FOREST_TREES",
+    "NOTES",
     "SMALL_SAMPLE",
     "STUMP_WEIGHT",
     "candidate_weight",
@@ -58,16 +60,80 @@ BOOSTING_MIN_ROWS = 500
 FULL_WEIGHT_ROWS = 200
 
 
+#: the Notes of CertifiedVoteClassifier on its default candidates, written once: each is the
+#: extended description of the function below that decides it, and filled into the class
+NOTES = {
+    "shares_note": """\
+**Shares of delta.** ``delta_c = delta w_c / sum_c' w_c'``, the weights fixed by the
+numbers of rows and classes before the data. With the default candidates
+(:func:`~skpacbayes.engine.protocols.default_candidates.default_weight`): ``w_c = min(1,
+h_c / 200)`` for a forest or boosting candidate of ``h_c = ceil(f m)`` held-out rows of
+the ``m`` the candidates are grown on
+(:data:`~skpacbayes.engine.protocols.default_candidates.FULL_WEIGHT_ROWS`; an out-of-bag
+one counts half the rows, ``f = 0.5``: each of its trees' out-of-bag half), 0.1 for a
+stump (:data:`~skpacbayes.engine.protocols.default_candidates.STUMP_WEIGHT`). A held-out
+set of ``h`` rows certifies at best ``ln(1 / delta_c) / h`` and its deviation term
+shrinks as ``1 / sqrt(h)``: a small held-out set certifies little whatever its share, so
+on a few hundred rows the shares go to the large held-out sets, the ones deployed there
+(:ref:`strategies`): on 244 rows the forests on 80 % weigh 0.245, those on half the rows
+0.61. From 1,000 rows on every forest and boosting candidate weighs 1: with four
+forests, two boosting candidates and two stumps, ``delta / 6.2`` each (``delta / 62``
+per stump). A user's candidates weigh 1 each (0.1 a stump). Where the float shares would
+sum to more than ``delta``, each is rounded down by a few ulps.""",
+    "boosting_note": """\
+**Boosting.** Gradient boosting is a vote of trees too (by boosting, where a forest
+votes by bagging): ``HistGradientBoostingClassifier()`` with scikit-learn's defaults
+(100 rounds, early stopping from 10,000 training rows on, on a tenth of them), one voter
+(its trees are never taken apart: :class:`~skpacbayes.voters.PrefitVoters`), seeded by
+the candidate as the forests, grown on 80 % of the rows (two folds) and certified on the
+others as every hold-out candidate. It joins binary tasks of
+:data:`~skpacbayes.engine.protocols.default_candidates.BOOSTING_MIN_ROWS` (500) rows or
+more (:func:`~skpacbayes.engine.protocols.default_candidates.default_boosting`: the
+number of rows alone decides; on more classes its candidates drop out,
+:attr:`~skpacbayes.engine.protocols.candidates.Candidate.binary_only`): below, its share
+costs the forests more than it wins on the reference data sets, and a ``K``-class model
+grows ``K`` trees a round (13 times a forest's CPU on mnist's ten classes).""",
+    "forests_note": """\
+**Default forests and fractions.** The default candidates grow 2 x 140 trees on 80 % of
+the rows and 2 x 40 on 50 %
+(:data:`~skpacbayes.engine.protocols.default_candidates.FOREST_TREES` for a validation
+fraction below 0.5,
+:data:`~skpacbayes.engine.protocols.default_candidates.HALF_FOREST_TREES` for 0.5 or
+more, from :data:`~skpacbayes.engine.protocols.default_candidates.SMALL_SAMPLE` rows
+on): 360 trees, the work of 1.3 (many rows: a tree's cost grows with its rows) to 1.8
+(few rows: a tree's fixed cost dominates) ``RandomForestClassifier(200)`` on every row
+(:func:`~skpacbayes.engine.protocols.default_candidates.default_forest_trees`). A forest
+grown on half the rows is deployed where the rows are few or noisy, where the size of
+its held-out set, not its last trees, sets the bound; the forests grown on 80 % are
+deployed elsewhere and keep most of the trees. Two more folds of 0.1 (forests grown on
+90 % of the rows) would cost the union more (``delta / 6.2`` instead of ``delta / 4.2``)
+than the extra rows gain on the reference data sets (:ref:`strategies`). Trees and
+fractions depend on the number of rows alone (fixed before the data's values are read),
+so every certificate holds as with any other fixed forest.""",
+    "small_note": """\
+**Small samples.** With the default forests (``voters=None``) and fewer than 128 rows
+(:data:`~skpacbayes.engine.protocols.default_candidates.SMALL_SAMPLE`), each forest, the
+out-of-bag one too, holds one tree per four rows (at least 10)
+(:func:`~skpacbayes.engine.protocols.default_candidates.default_n_estimators`; from 128
+rows on the out-of-bag forest holds ``DEFAULT_N_ESTIMATORS``, 200, trees): trees grown
+on a few dozen rows have a handful of leaves, and held-out sets of a few rows certify
+little either way (no bound on 13 rows is below 0.2), while a fit on tens of rows
+(scikit-learn's ``check_estimator`` runs about a hundred) takes a fraction of the time.
+The number depends on the number of rows only, not on their values, so the certificate
+holds as before (the reference figures start at 142 training rows). Pass
+``voters=RandomForestClassifier(n_estimators=200)`` to grow 200 trees for every
+candidate on any sample; for a light fit (a downstream CI), small forests
+(``voters=RandomForestClassifier(n_estimators=10)``) or ``n_folds=1``.""",
+}
+
+
+@fill_doc(**NOTES)
 def default_forest_trees(n_rows, fraction):
     """Trees of the default forest (``voters=None``) of a hold-out candidate.
 
-    From :data:`SMALL_SAMPLE` (128) rows on, :data:`FOREST_TREES` (140) for a validation
-    fraction below 0.5 and :data:`HALF_FOREST_TREES` (40) for 0.5 or more; on fewer rows,
-    :func:`default_n_estimators` (one tree per four rows, at least 10). A forest grown on
-    half the rows is deployed where the rows are few or noisy: there the size of the
-    held-out set, not the last trees of the vote, sets the bound. The number depends on the
-    number of rows and the fraction alone (both fixed before the data's values are read), so
-    every certificate holds as with any other fixed forest.
+    {forests_note}
+
+    On fewer rows than :data:`SMALL_SAMPLE`, :func:`default_n_estimators`.
 
     Parameters
     ----------
@@ -79,6 +145,7 @@ def default_forest_trees(n_rows, fraction):
     Returns
     -------
     n_estimators : int
+        The trees of the candidate's ``RandomForestClassifier``.
 
     Examples
     --------
@@ -101,18 +168,12 @@ def default_forest(n_rows, fraction):
     return RandomForestClassifier(n_estimators=default_forest_trees(n_rows, fraction))
 
 
+@fill_doc(**NOTES)
 def default_n_estimators(n_rows):
     """Trees of the default out-of-bag forest on ``n_rows`` rows, and of every default forest
     below :data:`SMALL_SAMPLE` rows.
 
-    ``DEFAULT_N_ESTIMATORS`` (200) from :data:`SMALL_SAMPLE` (128) rows on (the hold-out
-    candidates' forests: :func:`default_forest_trees`); on fewer rows, one tree per four
-    rows (at least 10). Trees grown on a few dozen rows have a handful
-    of leaves and held-out sets of a few rows certify little (no bound on 13 rows is below
-    0.2), so more trees change little there; a fit on tens of rows (e.g. the checks of
-    ``sklearn.utils.estimator_checks``) takes a fraction of the time. The number depends
-    on the number of rows alone, not on their values, so every certificate holds as
-    before.
+    {small_note}
 
     Parameters
     ----------
@@ -122,6 +183,7 @@ def default_n_estimators(n_rows):
     Returns
     -------
     n_estimators : int
+        The trees of the out-of-bag bank, or of a default forest below 128 rows.
 
     Examples
     --------
@@ -143,21 +205,17 @@ def candidate_weight(kind):
     Returns
     -------
     weight : float
+        Before the weights are normalised into shares.
     """
     return STUMP_WEIGHT if kind == "stump" else 1.0
 
 
+@fill_doc(**NOTES)
 def default_weight(kind, fraction, n_rows):
-    """A default candidate's weight in the split of ``delta``, fixed by the row count alone.
+    """A default candidate's weight in the split of ``delta``, fixed by the row count alone:
+    ``min(1, ceil(fraction * n_rows) / FULL_WEIGHT_ROWS)``, :data:`STUMP_WEIGHT` a stump.
 
-    ``min(1, ceil(fraction * n_rows) / FULL_WEIGHT_ROWS)`` for a forest or boosting candidate
-    (its held-out rows over :data:`FULL_WEIGHT_ROWS`, 200; an out-of-bag candidate with
-    ``fraction`` 0.5, each of its trees' out-of-bag half), :data:`STUMP_WEIGHT` for a stump.
-    A test-set bound on ``m`` held-out rows is at least ``ln(1 / delta_c) / m`` and its
-    deviation term shrinks as ``1 / sqrt(m)``: a small held-out set certifies little whatever
-    its share, so on a few hundred rows the share goes to the candidates of larger held-out
-    sets, which are the ones deployed there (:ref:`strategies`); from 1,000 rows on every
-    forest and boosting candidate weighs 1, as with a user's own ensemble.
+    {shares_note}
 
     Parameters
     ----------
@@ -170,6 +228,7 @@ def default_weight(kind, fraction, n_rows):
     Returns
     -------
     weight : float
+        In (0, 1], before the weights are normalised into shares.
 
     Examples
     --------
@@ -184,17 +243,11 @@ def default_weight(kind, fraction, n_rows):
     return min(1.0, int(np.ceil(fraction * n_rows)) / FULL_WEIGHT_ROWS)
 
 
+@fill_doc(**NOTES)
 def default_boosting(n_rows):
     """The unfitted default boosting model of a boosting candidate, or None where there is none.
 
-    ``HistGradientBoostingClassifier()`` with scikit-learn's defaults (100 rounds, early
-    stopping from 10,000 training rows on, on a tenth of them) from
-    :data:`BOOSTING_MIN_ROWS` (500) rows on: a vote of trees by boosting beside the forests'
-    votes by bagging, one voter (its trees are never taken apart:
-    :class:`~skpacbayes.voters.PrefitVoters`). Seeded by the candidate, as the forests. It
-    depends on the number of rows alone; its candidates are grown on binary tasks only
-    (:attr:`~skpacbayes.engine.protocols.candidates.Candidate.binary_only`: a ``K``-class
-    model grows ``K`` trees a round).
+    {boosting_note}
 
     Parameters
     ----------
@@ -204,6 +257,7 @@ def default_boosting(n_rows):
     Returns
     -------
     model : HistGradientBoostingClassifier or None
+        Unfitted; None below :data:`BOOSTING_MIN_ROWS` rows.
 
     Examples
     --------
