@@ -16,11 +16,11 @@ from sklearn.utils import get_tags
 from sklearn.utils.parallel import delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skpacbayes._utils._fit_params import reject_fit_params
+from skpacbayes._utils._search_refit import SelectionWarning, warn_if_refit_by_search
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS
 from skpacbayes.classifiers._docstrings import fill_doc
-from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._out_of_core import refuse_dask_input
-from skpacbayes.classifiers._search_refit import SelectionWarning, warn_if_refit_by_search
 from skpacbayes.classifiers._selected import SelectedCandidateMixin
 from skpacbayes.engine.certificate import equal_share
 from skpacbayes.engine.parallel import as_completed

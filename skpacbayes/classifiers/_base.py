@@ -16,6 +16,9 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from skpacbayes._utils._fit_params import reject_fit_params
+from skpacbayes._utils._keyword_only import KeywordOnlyMixin
+from skpacbayes._utils._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._constraints import (
     DELTA,
     MAX_EPOCHS,
@@ -27,9 +30,6 @@ from skpacbayes.classifiers._constraints import (
     keyword_init,
 )
 from skpacbayes.classifiers._docstrings import fill_doc
-from skpacbayes.classifiers._fit_params import reject_fit_params
-from skpacbayes.classifiers._keyword_only import KeywordOnlyMixin
-from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._vote_predictions import VotePredictions
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.spec import FitSpec

@@ -12,13 +12,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOptions
 from sklearn.utils.validation import _num_samples
 
+from skpacbayes._utils._fit_params import reject_fit_params
+from skpacbayes._utils._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._base import _OutOfBagCandidate, fitted_vote, validate_training_data
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_fractions
 from skpacbayes.classifiers._docstrings import fill_doc
-from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._held_out_vote import fitted_fold
 from skpacbayes.classifiers._out_of_core import dask_training_data
-from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._selected import SelectedCandidateMixin
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.protocols import candidates as cands

@@ -70,11 +70,6 @@ X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
 >>> from skpacbayes.model_selection import BoundSelectionClassifier
 >>> X, y = load_breast_cancer(return_X_y=True)
 >>> sel = BoundSelectionClassifier([OccamBoundClassifier(random_state=0)]).fit(X, y)""",
-    # The rows a selection's predicting methods take.
-    "X_selected_rows": """\
-X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
-    Input samples, with the features seen during ``fit``. A dask array gives a
-    lazy dask array, computed block by block.""",
 }
 
 

@@ -16,9 +16,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
+from skpacbayes._utils._fit_params import reject_fit_params
 from skpacbayes.classifiers._base import validate_training_data
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_delta, keyword_init
-from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._vote_predictions import VotePredictions
 from skpacbayes.engine.protocols.held_out import (
     HeldOutSpec,

@@ -14,13 +14,13 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_consistent_length, column_or_1d, validate_data
 
-from skpacbayes.classifiers._available_if import available_if
+from skpacbayes._utils._available_if import available_if
+from skpacbayes._utils._fit_params import reject_fit_params
+from skpacbayes._utils._search_refit import warn_if_refit_by_search
 from skpacbayes.classifiers._base import _VotersParamsMixin, validate_training_data
 from skpacbayes.classifiers._constraints import Integers, check_fractions
-from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.classifiers._held_out_vote import HeldOutVote
 from skpacbayes.classifiers._out_of_core import dask_training_data
-from skpacbayes.classifiers._search_refit import warn_if_refit_by_search
 from skpacbayes.engine.dask_passes import is_dask_input
 from skpacbayes.engine.protocols import held_out, held_out_fit, stream
 from skpacbayes.engine.risks import check_risks

@@ -31,8 +31,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from skpacbayes._utils._fit_params import reject_fit_params
 from skpacbayes.classifiers._constraints import DELTA
-from skpacbayes.classifiers._fit_params import reject_fit_params
 from skpacbayes.engine.certify import certify
 from skpacbayes.engine.protocols.decisions import probability_grid
 from skpacbayes.engine.risks import check_risks

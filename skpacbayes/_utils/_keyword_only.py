@@ -15,7 +15,7 @@ class KeywordOnlyMixin:
     Examples
     --------
     >>> from sklearn.base import BaseEstimator
-    >>> from skpacbayes.classifiers._keyword_only import KeywordOnlyMixin
+    >>> from skpacbayes._utils._keyword_only import KeywordOnlyMixin
     >>> class Base(KeywordOnlyMixin, BaseEstimator):
     ...     def __init__(self, *, delta=0.05):
     ...         self.delta = delta

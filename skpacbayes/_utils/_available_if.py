@@ -62,7 +62,7 @@ def available_if(check):
 
     Examples
     --------
-    >>> from skpacbayes.classifiers._available_if import available_if
+    >>> from skpacbayes._utils._available_if import available_if
     >>> def _needs_x(obj):
     ...     if obj.x is None:
     ...         raise AttributeError("hello needs x: pass Greeter(x=1)")

@@ -31,7 +31,7 @@ def reject_fit_params(estimator, fit_params):
     Examples
     --------
     >>> from skpacbayes import HoldOutBoundClassifier
-    >>> from skpacbayes.classifiers._fit_params import reject_fit_params
+    >>> from skpacbayes._utils._fit_params import reject_fit_params
     >>> reject_fit_params(HoldOutBoundClassifier(), {})
     >>> reject_fit_params(HoldOutBoundClassifier(), {"sample_weight": [1.0]})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
