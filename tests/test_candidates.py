@@ -15,7 +15,7 @@ from sklearn.linear_model import LogisticRegression
 from skpacbayes import CertifiedVoteClassifier
 from skpacbayes.classifiers._held_out_vote import _FoldHoldOut
 from skpacbayes.engine.protocols import default_candidates as defaults
-from skpacbayes.engine.protocols.candidates import MOST_ACCURATE_MARGIN, candidate_list
+from skpacbayes.engine.protocols.candidate_plan import MOST_ACCURATE_MARGIN, candidate_list
 from skpacbayes.voters import SplitForest
 
 

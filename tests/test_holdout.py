@@ -468,12 +468,12 @@ def test_out_of_bag_candidates_join_where_they_can_win(digits):
 
 
 def test_a_candidate_without_a_bound_drops_out_instead_of_sinking_the_fit(monkeypatch):
-    import skpacbayes.engine.protocols.candidates as candidates
+    import skpacbayes.engine.protocols.candidate_plan as candidate_plan
     import skpacbayes.engine.protocols.default_candidates as default_candidates
 
     # 200 trees on 12 rows (the default forests from 128 rows on): some pair of out-of-bag
     # trees shares no out-of-bag row (the hold-out forests and the out-of-bag one)
-    for module in (candidates, default_candidates):
+    for module in (candidate_plan, default_candidates):
         monkeypatch.setattr(module, "default_n_estimators", lambda n_rows: 200)
     X = np.random.default_rng(0).normal(size=(12, 3))
     y = np.arange(12) % 2

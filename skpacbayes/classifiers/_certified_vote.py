@@ -21,6 +21,7 @@ from skpacbayes.classifiers._held_out_vote import fitted_fold
 from skpacbayes.classifiers._out_of_core import dask_training_data
 from skpacbayes.classifiers._selected import SelectedCandidateMixin
 from skpacbayes.engine.dask_passes import is_dask_input
+from skpacbayes.engine.protocols import candidate_plan as plan
 from skpacbayes.engine.protocols import candidates as cands
 from skpacbayes.engine.protocols import default_candidates as defaults
 from skpacbayes.engine.protocols.sample import resolve_train_size
@@ -38,7 +39,7 @@ def _is_deprecated(value):
     return isinstance(value, str) and value == "deprecated"
 
 
-@fill_doc(**cands.DOCS, **defaults.NOTES)
+@fill_doc(**plan.DOCS, **defaults.NOTES)
 class CertifiedVoteClassifier(SelectedCandidateMixin, ClassifierMixin, DocLinkMixin, BaseEstimator):
     """A vote of trees grown on most of the rows, by bagging or by boosting, with a
     certificate that holds.
@@ -192,7 +193,7 @@ default="tightest_bound"
         "validation_fraction": [Interval(Real, 0, 1, closed="neither"), "array-like"],
         "n_folds": [Integers(1, None, closed="left")],
         "selection": [
-            StrOptions(set(cands.SELECTIONS)),
+            StrOptions(set(plan.SELECTIONS)),
             Interval(Real, 0, float("inf"), closed="both"),
         ],
         "out_of_bag": [StrOptions({"auto"}), "boolean"],
@@ -312,7 +313,7 @@ default="tightest_bound"
                 "voters must be a scikit-learn classifier (e.g. RandomForestClassifier), "
                 f"not a voter bank; got {type(forest).__name__}."
             )
-        return cands.plan_candidates(
+        return plan.plan_candidates(
             n_rows,
             seed,
             train_size,
@@ -325,7 +326,7 @@ default="tightest_bound"
                 for name in _OUT_OF_BAG
             },
             label=type(self).__name__,
-            **{name: getattr(self, name) for name in cands.PLAN_PARAMETERS},
+            **{name: getattr(self, name) for name in plan.PLAN_PARAMETERS},
         )
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -352,8 +353,8 @@ default="tightest_bound"
         else:  # the user's own models (no stump or out-of-bag candidate) read X as given
             keep = self._forest() is not None or self.candidates is not None
             keep = keep and not (
-                cands.use_stumps(self.stump_candidate, default=False)
-                or cands.use_out_of_bag(
+                plan.use_stumps(self.stump_candidate, default=False)
+                or plan.use_out_of_bag(
                     self.out_of_bag, self.selection, self.per_class, self.candidates is not None
                 )
                 or plain_numbers(X)
@@ -361,7 +362,7 @@ default="tightest_bound"
             X, y, classes = validate_training_data(self, X, y, keep_input=keep)
         n_rows = _num_samples(X)
         train_size = resolve_train_size(self.train_size, n_rows, out_of_core)
-        seed = cands.candidates_seed(self.random_state)
+        seed = plan.candidates_seed(self.random_state)
         spec = self._spec(n_rows, classes.size, seed, train_size)
         result = cands.certify_candidates(spec, X, y, classes)
         self.candidates_ = result.entries

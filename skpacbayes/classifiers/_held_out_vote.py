@@ -20,12 +20,8 @@ from skpacbayes._utils._fit_params import reject_fit_params
 from skpacbayes.classifiers._base import validate_training_data
 from skpacbayes.classifiers._constraints import DELTA, N_JOBS, Integers, check_delta, keyword_init
 from skpacbayes.classifiers._vote_predictions import VotePredictions
-from skpacbayes.engine.protocols.held_out import (
-    HeldOutSpec,
-    certify_fractions,
-    own_model,
-    rows_seed,
-)
+from skpacbayes.engine.protocols.held_out import HeldOutSpec, certify_fractions, rows_seed
+from skpacbayes.engine.protocols.held_out_voters import own_model
 from skpacbayes.engine.vote import weighted_vote_scores
 from skpacbayes.objectives import TestSet
 from skpacbayes.voters._base import DocLinkMixin

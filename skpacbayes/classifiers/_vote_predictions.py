@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from skpacbayes.classifiers._docstrings import fill_doc
 from skpacbayes.classifiers._out_of_core import dask_rows
 from skpacbayes.engine.dask_passes import is_dask_input, predict_accuracy
-from skpacbayes.engine.protocols.held_out import own_model_output
+from skpacbayes.engine.protocols.held_out_voters import own_model_output
 
 __all__ = ["VotePredictions"]
 

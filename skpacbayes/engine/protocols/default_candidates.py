@@ -7,7 +7,7 @@ and what it weighs in the split of ``delta``, fixed by the numbers of rows and c
 import numpy as np
 
 from skpacbayes._docstrings import fill_doc
-from skpacbayes.engine.protocols.held_out import DEFAULT_N_ESTIMATORS
+from skpacbayes.engine.protocols.held_out_voters import DEFAULT_N_ESTIMATORS
 
 __all__ = [
     "BOOSTING_FRACTION",
@@ -90,7 +90,7 @@ others as every hold-out candidate. It joins binary tasks of
 :data:`~skpacbayes.engine.protocols.default_candidates.BOOSTING_MIN_ROWS` (500) rows or
 more (:func:`~skpacbayes.engine.protocols.default_candidates.default_boosting`: the
 number of rows alone decides; on more classes its candidates drop out,
-:attr:`~skpacbayes.engine.protocols.candidates.Candidate.binary_only`): below, its share
+:attr:`~skpacbayes.engine.protocols.candidate_plan.Candidate.binary_only`): below, its share
 costs the forests more than it wins on the reference data sets, and a ``K``-class model
 grows ``K`` trees a round (13 times a forest's CPU on mnist's ten classes).""",
     "forests_note": """\

@@ -20,8 +20,8 @@ from skpacbayes.engine.protocols.held_out import (
     certify_fractions,
     certify_halves,
     certify_sample,
-    held_out_classes,
 )
+from skpacbayes.engine.protocols.held_out_voters import held_out_classes
 
 __all__ = ["HeldOutFit", "auto_fractions", "certify_held_out", "refuse_grown_out_of_core"]
 
