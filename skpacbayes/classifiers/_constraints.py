@@ -13,7 +13,7 @@ from numbers import Real
 
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
-from skpacbayes.voters._base import N_JOBS
+from skpacbayes.voters._base import N_JOBS, keep_parameters
 from skpacbayes.voters._integers import Integers
 
 __all__ = [
@@ -193,8 +193,7 @@ def keyword_init(base=None, *, after=None, defaults=None, **added):
     def __init__(self, **params):
         arguments = signature.bind(self, **params)
         arguments.apply_defaults()
-        for name, value in list(arguments.arguments.items())[1:]:
-            setattr(self, name, value)
+        keep_parameters(self, arguments.arguments)
 
     __init__.__signature__ = signature
     return __init__
