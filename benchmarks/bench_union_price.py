@@ -104,12 +104,12 @@ def main():
         for r in sel:
             cands = held_out(r)
             recorded = r["certified"]["bound"]
-            again = min(b for *_, b in cands)
+            again = min(c[4] for c in cands)
             assert abs(again - recorded) < 1e-12, (name, again, recorded)
             at_delta = [
                 1.0 if k is None else binomial_inv_upper(k, h, args.delta) for _, h, k, *_ in cands
             ]
-            deployed = int(np.argmin([b for *_, b in cands]))
+            deployed = int(np.argmin([c[4] for c in cands]))
             cols["rf"].append(r["forest"]["test_error"])
             cols["default"].append(recorded)
             cols["deployed@delta"].append(at_delta[deployed])
