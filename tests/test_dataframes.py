@@ -6,6 +6,7 @@ NumPy array."""
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.exceptions import FitFailedWarning
@@ -18,6 +19,7 @@ from skpacbayes import (
     CertifiedSelectiveClassifier,
     CertifiedThresholdClassifier,
     CertifiedVoteClassifier,
+    FirstOrderBoundClassifier,
     HoldOutBoundClassifier,
     OccamBoundClassifier,
 )
@@ -178,3 +180,26 @@ def test_certified_vote_grows_the_users_models_on_a_dataframe(frame):
     categorical.fit(df.drop(columns="mood"), y)
     assert categorical.bound_ < 1
     assert categorical.predict_proba(df.drop(columns="mood")).shape == (N, 2)
+
+
+@pytest.mark.parametrize(
+    "estimator, fix",
+    [
+        (CertifiedVoteClassifier(random_state=0), "CertifiedVoteClassifier(candidates=[pipeline])"),
+        (HoldOutBoundClassifier(random_state=0), "HoldOutBoundClassifier(voters=pipeline)"),
+        (FirstOrderBoundClassifier(max_epochs=1), "CertifiedVoteClassifier(candidates=[pipeline])"),
+    ],
+)
+def test_default_voters_on_a_dataframe_of_strings_say_how_to_encode_them(frame, estimator, fix):
+    """Voters grown on numbers (the default forests and banks) cannot read a column of strings
+    or of string categories: the error names those columns, not one cell, and the pipeline that
+    fixes it; a categorical column of numbers converts as before."""
+    df, y = frame
+    with pytest.raises(
+        ValueError, match=r"columns 'mood' \(\w+\), 'level' \(category\) do"
+    ) as info:
+        clone(estimator).fit(df, y)
+    assert fix in str(info.value) and "OneHotEncoder" in str(info.value)
+    assert "could not convert string to float" in str(info.value.__cause__)
+    numbers = df[["x"]].assign(code=pd.Categorical(np.where(df["mood"] == "nice", 1, 2)))
+    assert 0 < clone(estimator).fit(numbers, y).bound_ <= 1

@@ -536,6 +536,38 @@ class _OutOfBagCandidate(MajorityVoteClassifier):
         return bound_class(self.bound)
 
 
+def _non_numeric_columns(X):
+    """The names and dtypes of a DataFrame's columns that are not numbers (a categorical column
+    of numbers is), empty for anything else."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(X, "columns"):
+        return []
+    return [
+        f"{name!r} ({dtype})"
+        for name, dtype in zip(X.columns, dtypes, strict=True)
+        if getattr(getattr(dtype, "categories", None), "dtype", dtype).kind not in "biuf"
+    ]
+
+
+def _encode_first_message(estimator, columns):
+    """Why a DataFrame of strings or categories cannot be read as numbers, and the fix."""
+    name = type(estimator).__name__
+    where = {
+        "CertifiedVoteClassifier": "CertifiedVoteClassifier(candidates=[pipeline])",
+        "HoldOutBoundClassifier": "HoldOutBoundClassifier(voters=pipeline)",
+    }.get(
+        name,
+        "HoldOutBoundClassifier(voters=pipeline) or CertifiedVoteClassifier(candidates=[pipeline])",
+    )
+    return (
+        f"{name} grows its voters on numbers, and the DataFrame's columns "
+        f"{', '.join(columns)} do not convert to numbers. Encode them first, in a pipeline "
+        "that reads the DataFrame as given, e.g. pipeline = make_pipeline(make_column_transformer("
+        "(OneHotEncoder(handle_unknown='ignore'), [...]), remainder='passthrough'), "
+        f"RandomForestClassifier()), and certify it: {where}."
+    )
+
+
 def validate_training_data(estimator, X, y, keep_input=False):
     """``validate_data`` for ``fit`` plus the classification checks every estimator needs.
 
@@ -570,10 +602,16 @@ def validate_training_data(estimator, X, y, keep_input=False):
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
     else:
-        with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X
-            X, y = validate_data(
-                estimator, X, y, accept_sparse="csr", dtype=[np.float64, np.float32]
-            )
+        try:
+            with np.errstate(invalid="ignore"):  # sklearn's finiteness pre-check sums X
+                X, y = validate_data(
+                    estimator, X, y, accept_sparse="csr", dtype=[np.float64, np.float32]
+                )
+        except ValueError as error:
+            columns = _non_numeric_columns(X)
+            if not columns:
+                raise
+            raise ValueError(_encode_first_message(estimator, columns)) from error
     check_classification_targets(y)
     classes = np.unique(y)
     if classes.shape[0] < 2:
