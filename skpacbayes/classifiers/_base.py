@@ -537,16 +537,18 @@ class _OutOfBagCandidate(MajorityVoteClassifier):
 
 
 def _non_numeric_columns(X):
-    """The names and dtypes of a DataFrame's columns that are not numbers (a categorical column
-    of numbers is), empty for anything else."""
+    """The names and dtypes of a DataFrame's columns that do not convert to numbers (strings,
+    categories of strings), empty for anything else."""
     dtypes = getattr(X, "dtypes", None)
     if dtypes is None or not hasattr(X, "columns"):
         return []
-    return [
-        f"{name!r} ({dtype})"
-        for name, dtype in zip(X.columns, dtypes, strict=True)
-        if getattr(getattr(dtype, "categories", None), "dtype", dtype).kind not in "biuf"
-    ]
+    failing = []
+    for name, dtype in zip(X.columns, dtypes, strict=True):
+        try:
+            np.asarray(X[name], dtype=np.float64)
+        except (TypeError, ValueError):
+            failing.append(f"{name!r} ({dtype})")
+    return failing
 
 
 def _encode_first_message(estimator, columns):
