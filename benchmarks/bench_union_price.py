@@ -5,12 +5,13 @@ Usage::
     python benchmarks/bench_union_price.py [--json benchmarks/results/certified_vote.json]
 
 Reads the candidates ``bench_certified_vote.py`` recorded (``candidates_`` of the default
-``CertifiedVoteClassifier``: every hold-out, boosting and stump candidate's held-out error on
-its ``ceil(f m)`` held-out rows, and its share of ``delta``) and recomputes, with the library's
+``CertifiedVoteClassifier``: every hold-out, boosting and stump candidate's error on its
+held-out rows, and its share of ``delta``) and recomputes, with the library's
 test-set bound (:func:`skpacbayes.bounds.binomial_inv_upper`) and no refit, per data set
 (mean over the seeds, percent):
 
-* ``default``: the deployed bound at the recorded shares (checked against the recorded one);
+* ``default``: the deployed bound at the recorded shares (every candidate's bound recomputed
+  and checked against the recorded one to 1e-12, and the smallest against the deployed one);
 * ``deployed@delta``: the same candidate at the whole ``delta`` (the union's price);
 * ``hindsight``: the smallest bound of any candidate at the whole ``delta``, which no split
   of ``delta`` fixed before the data can beat on these candidates (every share is at most
@@ -18,9 +19,10 @@ test-set bound (:func:`skpacbayes.bounds.binomial_inv_upper`) and no refit, per 
 * ``0 errors``: the largest held-out set with no error at all at the whole ``delta``, the
   floor of any hold-out certificate at these fractions;
 * the deployed bound under other weights fixed before the data, ``w = min(1, (h / H) ** a)``
-  for a forest or boosting candidate of ``h`` held-out rows, ``s`` for a stump (the default:
-  ``H = 200``, ``a = 1``, ``s = 0.1``), and the leave-one-data-set-out choice among them (the
-  weights that do best on the eleven other data sets, scored on the twelfth): what tuning
+  for a forest or boosting candidate of fraction ``f`` (``h = ceil(f m)``), ``s`` for a stump
+  (the default: ``H = 200``, ``a = 1``, ``s = 0.1``), and the leave-one-data-set-out choice
+  among them (the weights that do best on the eleven other data sets, scored on the
+  twelfth): what tuning
   the weights on these data sets would win on a data set it did not see; and the default
   weights on fold 0 of each fraction alone (no second fold: a smaller union, one draw).
 
@@ -33,52 +35,66 @@ import itertools
 import json
 import math
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from skpacbayes.bounds import binomial_inv_upper
+from skpacbayes.engine.protocols.held_out import validation_rows
 
-GRID = [
-    (H, a, s)
-    for H, a, s in itertools.product((100, 200, 400, 800), (0.5, 1.0, 2.0), (0.02, 0.1, 0.3))
-]
+GRID = list(itertools.product((100, 200, 400, 800), (0.5, 1.0, 2.0), (0.02, 0.1, 0.3)))
 DEFAULT = (200, 1.0, 0.1)
 
 
+class HeldOut(NamedTuple):
+    """A hold-out, boosting or stump candidate as recorded: ``k`` errors on its ``h`` held-out
+    rows (None: it dropped out, bound 1) at the share ``delta``; ``ceil(f m)`` rows, what the
+    default weights read (fold 1 of 0.5 holds the other ``m - ceil(m / 2)``)."""
+
+    kind: str
+    fold: int
+    h: int
+    k: int | None
+    delta: float
+    weight_rows: int
+
+    def bound(self, delta):
+        return 1.0 if self.k is None else binomial_inv_upper(self.k, self.h, delta)
+
+
 def held_out(row):
-    """The hold-out, boosting and stump candidates of a row: (kind, h, k or None, delta, bound,
-    fold)."""
+    """The hold-out, boosting and stump candidates of a row, each bound recomputed at its
+    recorded share and checked against the recorded bound."""
     n = row["n_train"]
     out = []
     for c in row["certified"]["candidates"]:
         if c["kind"] == "out_of_bag":
             continue
-        h = min(max(math.ceil(c["validation_fraction"] * n), 1), n - 1)
+        f = c["validation_fraction"]
+        h = validation_rows(n, f, 0, c["fold"])[1].size  # the size alone, whatever the seed
         err = c["estimated_error"]
-        k = None if not np.isfinite(err) else round(err * h)  # None: dropped out (bound 1)
-        out.append((c["kind"], h, k, c["delta"], c["bound"], c["fold"]))
+        k = None if not np.isfinite(err) else round(err * h)
+        cand = HeldOut(c["kind"], c["fold"], h, k, c["delta"], math.ceil(f * n))
+        assert abs(cand.bound(cand.delta) - c["bound"]) < 1e-12, (row["dataset"], c)
+        out.append(cand)
     return out
 
 
 def deployed_bound(cands, weights, delta):
     """The smallest bound (the default rule) when the shares are ``delta w_c / sum w``."""
     total = sum(weights)
-    return min(
-        1.0 if k is None else binomial_inv_upper(k, h, delta * w / total)
-        for (_, h, k, *_), w in zip(cands, weights, strict=True)
-        if w > 0
-    )
+    return min(c.bound(delta * w / total) for c, w in zip(cands, weights, strict=True) if w > 0)
 
 
 def weights_of(cands, H, a, s, folds=None):
     """The weights ``min(1, (h / H) ** a)``, ``s`` a stump; 0 outside ``folds`` (if given)."""
     return [
         0.0
-        if folds is not None and fold not in folds
+        if folds is not None and c.fold not in folds
         else s
-        if kind == "stump"
-        else min(1.0, (h / H) ** a)
-        for kind, h, _, _, _, fold in cands
+        if c.kind == "stump"
+        else min(1.0, (c.weight_rows / H) ** a)
+        for c in cands
     ]
 
 
@@ -89,7 +105,7 @@ def main():
     args = parser.parse_args()
     rows = json.loads(Path(args.json).read_text())["rows"]
     names = list(dict.fromkeys(r["dataset"] for r in rows))
-    per = {name: {} for name in names}
+    per = {}
     for name in names:
         sel = [r for r in rows if r["dataset"] == name]
         cols = {
@@ -103,18 +119,14 @@ def main():
         grid = {g: [] for g in GRID}
         for r in sel:
             cands = held_out(r)
-            recorded = r["certified"]["bound"]
-            again = min(c[4] for c in cands)
-            assert abs(again - recorded) < 1e-12, (name, again, recorded)
-            at_delta = [
-                1.0 if k is None else binomial_inv_upper(k, h, args.delta) for _, h, k, *_ in cands
-            ]
-            deployed = int(np.argmin([c[4] for c in cands]))
+            recorded = [c.bound(c.delta) for c in cands]
+            assert min(recorded) == r["certified"]["bound"], name  # the tightest is deployed
+            at_delta = [c.bound(args.delta) for c in cands]
             cols["rf"].append(r["forest"]["test_error"])
-            cols["default"].append(recorded)
-            cols["deployed@delta"].append(at_delta[deployed])
+            cols["default"].append(min(recorded))
+            cols["deployed@delta"].append(at_delta[int(np.argmin(recorded))])
             cols["hindsight"].append(min(at_delta))
-            cols["0 errors"].append(binomial_inv_upper(0, max(h for _, h, *_ in cands), args.delta))
+            cols["0 errors"].append(binomial_inv_upper(0, max(c.h for c in cands), args.delta))
             cols["one fold"].append(
                 deployed_bound(cands, weights_of(cands, *DEFAULT, folds=(0,)), args.delta)
             )
