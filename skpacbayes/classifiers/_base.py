@@ -553,20 +553,13 @@ def _non_numeric_columns(X):
 
 def _encode_first_message(estimator, columns):
     """Why a DataFrame of strings or categories cannot be read as numbers, and the fix."""
-    name = type(estimator).__name__
-    where = {
-        "CertifiedVoteClassifier": "CertifiedVoteClassifier(candidates=[pipeline])",
-        "HoldOutBoundClassifier": "HoldOutBoundClassifier(voters=pipeline)",
-    }.get(
-        name,
-        "HoldOutBoundClassifier(voters=pipeline) or CertifiedVoteClassifier(candidates=[pipeline])",
-    )
     return (
-        f"{name} grows its voters on numbers, and the DataFrame's columns "
+        f"{type(estimator).__name__} grows its voters on numbers, and the DataFrame's columns "
         f"{', '.join(columns)} do not convert to numbers. Encode them first, in a pipeline "
         "that reads the DataFrame as given, e.g. pipeline = make_pipeline(make_column_transformer("
         "(OneHotEncoder(handle_unknown='ignore'), [...]), remainder='passthrough'), "
-        f"RandomForestClassifier()), and certify it: {where}."
+        "RandomForestClassifier()), and certify it: CertifiedVoteClassifier(candidates=[pipeline]) "
+        "or HoldOutBoundClassifier(voters=pipeline)."
     )
 
 
